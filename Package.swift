@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "Rewind",
+  platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+  products: [
+    .library(name: "Rewind", targets: ["Rewind"]),
+    .executable(name: "rewind", targets: ["RewindCLI"]),
+    .executable(name: "tasks", targets: ["TasksCLI"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+  ],
+  targets: [
+    // The engine.
+    .target(
+      name: "Rewind",
+      dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+      plugins: ["EmbedMigrationsPlugin"]
+    ),
+    // The engine's schema lives in `migrations/*.sql`; this tool and plugin compile those files
+    // into the library so they stay the single source of truth.
+    .executableTarget(name: "EmbedMigrations"),
+    .plugin(
+      name: "EmbedMigrationsPlugin",
+      capability: .buildTool(),
+      dependencies: ["EmbedMigrations"]
+    ),
+    // The example app from the seed articles, as a library so tests can drive it.
+    .target(name: "TasksExample", dependencies: ["Rewind"]),
+    .executableTarget(
+      name: "TasksCLI",
+      dependencies: [
+        "TasksExample",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      // ArgumentParser's synchronous `run()` is nonisolated; the commands hop to the main
+      // actor with `MainActor.assumeIsolated`, which Swift 6 mode cannot see is safe here.
+      swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+      name: "RewindCLI",
+      dependencies: [
+        "Rewind",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "RewindTests",
+      dependencies: ["Rewind", "TasksExample", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    .testTarget(
+      name: "TasksExampleTests",
+      dependencies: ["TasksExample", "TasksCLI", "RewindCLI"]
+    ),
+  ]
+)

@@ -1,0 +1,68 @@
+import GRDB
+
+/// Writes row changes to their tables through cached prepared statements.
+///
+/// The same writer serves commits, undo, redo and restores, in the app and in the `rewind`
+/// tool. Table and column names are quoted; values are always bound parameters.
+struct RowWriter {
+  /// Statement text by table and sorted column list, so that building SQL is paid once.
+  private var upsertSQL: [[String]: String] = [:]
+  private var deleteSQL: [[String]: String] = [:]
+
+  /// Makes the rows of `changes` what `direction` says, in order.
+  mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection, in db: Database) throws {
+    let ordered = direction == .forward ? AnySequence(changes) : AnySequence(changes.reversed())
+    for change in ordered {
+      if let row = change.target(direction) {
+        try upsert(row, keyColumns: change.key.keys.sorted(), into: change.table, db)
+      } else {
+        try delete(key: change.key, from: change.table, db)
+      }
+    }
+  }
+
+  private mutating func upsert(
+    _ row: [String: DatabaseValue], keyColumns: [String], into table: String, _ db: Database
+  ) throws {
+    let columns = row.keys.sorted()
+    let cacheKey = [table] + columns + ["|"] + keyColumns
+    let sql: String
+    if let cached = upsertSQL[cacheKey] {
+      sql = cached
+    } else {
+      let others = columns.filter { !keyColumns.contains($0) }
+      let conflict =
+        others.isEmpty
+        ? "DO NOTHING"
+        : "DO UPDATE SET "
+          + others.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+          .joined(separator: ", ")
+      sql = """
+        INSERT INTO \(table.quotedDatabaseIdentifier) \
+        (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \
+        VALUES (\(databaseQuestionMarks(count: columns.count))) \
+        ON CONFLICT (\(keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \(conflict)
+        """
+      upsertSQL[cacheKey] = sql
+    }
+    let statement = try db.cachedStatement(sql: sql)
+    try statement.execute(arguments: StatementArguments(columns.map { row[$0]! }))
+  }
+
+  private mutating func delete(key: [String: DatabaseValue], from table: String, _ db: Database) throws {
+    let columns = key.keys.sorted()
+    let cacheKey = [table] + columns
+    let sql: String
+    if let cached = deleteSQL[cacheKey] {
+      sql = cached
+    } else {
+      sql = """
+        DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \
+        \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+        """
+      deleteSQL[cacheKey] = sql
+    }
+    let statement = try db.cachedStatement(sql: sql)
+    try statement.execute(arguments: StatementArguments(columns.map { key[$0]! }))
+  }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// An error thrown by the Rewind engine.
+///
+/// Every error names what failed and why. Match a kind of error with its code:
+///
+/// ```swift
+/// do {
+///   let store = try Store(path: "app.sqlite", initialState: AppState(), reducer: AppReducer())
+/// } catch let error as RewindError where error.code == .newerSchema {
+///   print("Please update the app: \(error)")
+/// }
+/// ```
+public struct RewindError: Error, CustomStringConvertible, Sendable {
+  /// The kind of failure.
+  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    /// The file exists but is not an SQLite database.
+    public static let notSQLite = Code(rawValue: "not-sqlite")
+    /// The file is an SQLite database, but not one written by Rewind.
+    public static let notRewindDatabase = Code(rawValue: "not-rewind-database")
+    /// The database was written by a newer version of Rewind.
+    public static let newerSchema = Code(rawValue: "newer-schema")
+    /// The database does not have the shape the engine or the app expects.
+    public static let schemaMismatch = Code(rawValue: "schema-mismatch")
+    /// Reading the database failed.
+    public static let readFailed = Code(rawValue: "read-failed")
+    /// Committing an action failed; nothing was written and the state did not move.
+    public static let commitFailed = Code(rawValue: "commit-failed")
+    /// A value stored in the database could not be decoded.
+    public static let corruptData = Code(rawValue: "corrupt-data")
+  }
+
+  /// The kind of failure.
+  public var code: Code
+  /// What failed and why, in one sentence.
+  public var message: String
+  /// The lower-level error that caused this one, if any (for example a GRDB `DatabaseError`).
+  public var underlying: (any Error & Sendable)?
+
+  /// Creates an error.
+  public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+    self.code = code
+    self.message = message
+    self.underlying = underlying
+  }
+
+  public var description: String {
+    guard let underlying else { return message }
+    return "\(message): \(underlying)"
+  }
+}
+
+extension RewindError.Code {
+  /// Lets callers write `catch RewindError.Code.newerSchema`.
+  public static func ~= (code: Self, error: any Error) -> Bool {
+    (error as? RewindError)?.code == code
+  }
+}

@@ -1,0 +1,82 @@
+import GRDB
+
+/// An ``OrderedIDList`` persisted as `list_entries` rows.
+final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueConvertible>: StatePart {
+  static var table: String { "list_entries" }
+  let keyPath: WritableKeyPath<Root, OrderedIDList<ID>>
+  let name: String
+  let entityTable: String
+
+  init(keyPath: WritableKeyPath<Root, OrderedIDList<ID>>, name: String, entityTable: String) {
+    self.keyPath = keyPath
+    self.name = name
+    self.entityTable = entityTable
+  }
+
+  func prepare(_ db: Database) throws {
+    try db.execute(
+      sql: "INSERT OR IGNORE INTO rewind_lists (name, entity_table) VALUES (?, ?)",
+      arguments: [name, entityTable])
+  }
+
+  func load(_ db: Database, into root: inout Root) throws {
+    var list = OrderedIDList<ID>()
+    let rows = try Row.fetchCursor(
+      db, sql: "SELECT id, position FROM list_entries WHERE list = ? ORDER BY position, id",
+      arguments: [name])
+    while let row = try rows.next() {
+      let position: String = row["position"]
+      guard let id = ID.fromDatabaseValue(row["id"]), PositionKey.isValid(position) else {
+        throw RewindError(.corruptData, "list \(name) has an invalid entry: \(row)")
+      }
+      list.setPosition(position, of: id)
+    }
+    root[keyPath: keyPath] = list
+  }
+
+  func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
+    for (id, before, after) in root[keyPath: keyPath].takeChanges() {
+      changes.append(change(id: id, before: before, after: after))
+    }
+  }
+
+  func rows(of root: Root, into changes: inout [RowChange]) throws {
+    let list = root[keyPath: keyPath]
+    for id in list {
+      changes.append(change(id: id, before: nil, after: list.positionKey(of: id)))
+    }
+  }
+
+  private func change(id: ID, before: String?, after: String?) -> RowChange {
+    let key: [String: DatabaseValue] = ["list": name.databaseValue, "id": id.databaseValue]
+    func row(_ position: String?) -> [String: DatabaseValue]? {
+      position.map { key.merging(["position": $0.databaseValue]) { $1 } }
+    }
+    return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
+  }
+
+  func owns(_ change: RowChange) -> Bool {
+    change.table == Self.table && change.key["list"] == name.databaseValue
+  }
+
+  func apply(_ change: RowChange, _ direction: ChangeDirection, to root: inout Root) throws {
+    guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
+      throw RewindError(.corruptData, "a change to list \(name) has no valid id")
+    }
+    var position: String?
+    if let row = change.target(direction) {
+      guard let value = row["position"].flatMap(String.fromDatabaseValue), PositionKey.isValid(value)
+      else {
+        throw RewindError(.corruptData, "a change to list \(name) has an invalid position")
+      }
+      position = value
+    }
+    root[keyPath: keyPath].setPosition(position, of: id)
+  }
+
+  func pulledBack<Parent>(
+    along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
+  ) -> any StatePart<Parent> {
+    ListPart<Parent, ID>(keyPath: keyPath.appending(path: self.keyPath), name: name, entityTable: entityTable)
+  }
+}

@@ -1,0 +1,129 @@
+/// Entities of one kind, stored by id: the entity half of normalized state.
+///
+/// Reads and writes are O(1). The table remembers, for the action in progress, what each
+/// touched entity looked like before, so the engine writes only the rows that changed and
+/// never has to compare whole copies of the state.
+///
+/// ```swift
+/// state.tasks[id]?.title = "Buy milk"     // changes one row
+/// state.tasks.insert(Task(id: 3, title: "Call Bob"))
+/// state.tasks.remove(id: 1)
+/// ```
+public struct EntityTable<Entity: Rewind.Entity>: Sendable {
+  var storage: [Entity.ID: Entity] = [:]
+  /// Entities as they were before the action in progress touched them (`nil`: absent).
+  var pending: [Entity.ID: Entity?] = [:]
+  /// The largest id ever stored, for ``nextID``.
+  var largestID: Entity.ID?
+
+  /// Creates an empty table.
+  public init() {}
+
+  /// Creates a table holding `entities`.
+  public init(_ entities: some Sequence<Entity>) {
+    for entity in entities { storage[entity.id] = entity }
+    largestID = storage.keys.max()
+  }
+
+  /// The number of entities.
+  public var count: Int { storage.count }
+
+  /// Whether there are no entities.
+  public var isEmpty: Bool { storage.isEmpty }
+
+  /// The ids, in no particular order.
+  public var ids: Dictionary<Entity.ID, Entity>.Keys { storage.keys }
+
+  /// The entities, in no particular order.
+  public var values: Dictionary<Entity.ID, Entity>.Values { storage.values }
+
+  /// Whether an entity with `id` exists. - Complexity: O(1).
+  public func contains(id: Entity.ID) -> Bool { storage[id] != nil }
+
+  /// The entity with `id`, or `nil`. Setting `nil` removes it. - Complexity: O(1).
+  public subscript(id: Entity.ID) -> Entity? {
+    get { storage[id] }
+    set {
+      recordBefore(id)
+      store(newValue, for: id)
+    }
+    _modify {
+      recordBefore(id)
+      var value = storage.removeValue(forKey: id)
+      defer { store(value, for: id) }
+      yield &value
+    }
+  }
+
+  /// Inserts `entity`, replacing any entity with the same id.
+  public mutating func insert(_ entity: Entity) {
+    self[entity.id] = entity
+  }
+
+  /// Removes the entity with `id` and returns it.
+  @discardableResult
+  public mutating func remove(id: Entity.ID) -> Entity? {
+    guard let entity = storage[id] else { return nil }
+    self[id] = nil
+    return entity
+  }
+
+  // MARK: - Engine access (no tracking)
+
+  /// Sets or removes an entity without recording a change (loading, undo, rollback).
+  mutating func set(_ entity: Entity?, for id: Entity.ID) {
+    store(entity, for: id)
+  }
+
+  /// The (id, before, after) of every entity the current action changed, and resets tracking.
+  mutating func takeChanges() -> [(id: Entity.ID, before: Entity?, after: Entity?)] {
+    guard !pending.isEmpty else { return [] }
+    defer { pending = [:] }
+    return pending.compactMap { id, before in
+      let after = storage[id]
+      return before == after ? nil : (id, before, after)
+    }
+  }
+
+  private mutating func recordBefore(_ id: Entity.ID) {
+    if pending.index(forKey: id) == nil { pending[id] = .some(storage[id]) }
+  }
+
+  private mutating func store(_ entity: Entity?, for id: Entity.ID) {
+    if let entity {
+      precondition(entity.id == id, "entity \(entity.id) stored under id \(id)")
+      storage[id] = entity
+      if largestID.map({ id > $0 }) ?? true { largestID = id }
+    } else {
+      storage[id] = nil
+    }
+  }
+}
+
+extension EntityTable where Entity.ID: BinaryInteger {
+  /// An id no entity has used in this table's lifetime: one past the largest.
+  public var nextID: Entity.ID { (largestID ?? 0) + 1 }
+}
+
+extension EntityTable: Equatable {
+  /// Two tables are equal when they hold the same entities.
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.storage == rhs.storage }
+}
+
+extension EntityTable: Codable {
+  /// Encodes the entities as a JSON array sorted by id.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(storage.keys.sorted().map { storage[$0]! })
+  }
+
+  /// Decodes an array of entities; duplicate ids are an error.
+  public init(from decoder: any Decoder) throws {
+    let entities = try decoder.singleValueContainer().decode([Entity].self)
+    self.init(entities)
+    guard count == entities.count else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "duplicate entity ids"))
+    }
+  }
+}

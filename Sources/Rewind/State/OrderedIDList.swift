@@ -1,0 +1,231 @@
+/// An ordered list of entity ids: the order half of normalized state.
+///
+/// A list references ids; the entities themselves live once in an ``EntityTable``. Several
+/// lists (`allTasks`, `favorited`) can order the same entities differently.
+///
+/// Each member carries a fractional position key, so that inserting, moving or removing one
+/// member changes one row in `list_entries`, whatever the list's length. Members are kept in
+/// chunks of at most ``chunkCapacity`` so that those operations also cost O(√n)-ish work in
+/// memory rather than shifting the whole list.
+///
+/// ```swift
+/// var list = OrderedIDList<Int64>()
+/// list.append(1)
+/// list.append(2)
+/// list.move(2, to: 0)   // [2, 1]: one row changes
+/// ```
+public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
+  struct Entry: Sendable {
+    var key: String
+    var id: ID
+    func precedes(_ other: Entry) -> Bool { key < other.key || (key == other.key && id < other.id) }
+  }
+
+  static var chunkCapacity: Int { 512 }
+
+  /// The members in order, split into non-empty chunks.
+  var chunks: [[Entry]] = []
+  /// Each member's position key.
+  var keys: [ID: String] = [:]
+  /// Position keys as they were before the action in progress touched them (`nil`: absent).
+  var pending: [ID: String?] = [:]
+
+  /// Creates an empty list.
+  public init() {}
+
+  /// Creates a list with the given ids in order.
+  public init(_ ids: some Sequence<ID>) {
+    for id in ids { append(id) }
+    pending = [:]
+  }
+
+  /// The number of ids in the list.
+  public var count: Int { keys.count }
+
+  /// Whether the list is empty.
+  public var isEmpty: Bool { keys.isEmpty }
+
+  /// Whether `id` is in the list. - Complexity: O(1).
+  public func contains(_ id: ID) -> Bool { keys[id] != nil }
+
+  /// The offset of `id` in the list, or `nil` when absent. - Complexity: O(log n + n / 512).
+  public func firstIndex(of id: ID) -> Int? {
+    guard let key = keys[id] else { return nil }
+    let (chunk, offset) = location(of: Entry(key: key, id: id))
+    return chunks[..<chunk].reduce(offset) { $0 + $1.count }
+  }
+
+  /// The id at `offset`. - Complexity: O(n / 512).
+  public subscript(offset: Int) -> ID { entry(at: offset).id }
+
+  /// All ids in order.
+  public var ids: [ID] { chunks.flatMap { $0.map(\.id) } }
+
+  // MARK: - Mutations
+
+  /// Appends `id`, or does nothing if it is already in the list.
+  public mutating func append(_ id: ID) {
+    insert(id, at: count)
+  }
+
+  /// Inserts `id` at `offset` (clamped to the list), or does nothing if it is already present.
+  public mutating func insert(_ id: ID, at offset: Int) {
+    guard keys[id] == nil else { return }
+    let offset = Swift.min(Swift.max(offset, 0), count)
+    let key = PositionKey.between(
+      offset > 0 ? entry(at: offset - 1).key : nil,
+      offset < count ? entry(at: offset).key : nil
+    )
+    recordBefore(id)
+    place(Entry(key: key, id: id))
+  }
+
+  /// Removes `id` from the list. Returns whether it was there.
+  @discardableResult
+  public mutating func remove(_ id: ID) -> Bool {
+    guard let key = keys[id] else { return false }
+    recordBefore(id)
+    unplace(Entry(key: key, id: id))
+    return true
+  }
+
+  /// Moves `id` so that it ends at `offset` (clamped). Returns whether it was in the list.
+  ///
+  /// Only the moved id gets a new position key.
+  @discardableResult
+  public mutating func move(_ id: ID, to offset: Int) -> Bool {
+    guard let key = keys[id] else { return false }
+    guard firstIndex(of: id) != Swift.min(Swift.max(offset, 0), count - 1) else { return true }
+    recordBefore(id)
+    unplace(Entry(key: key, id: id))
+    let offset = Swift.min(Swift.max(offset, 0), count)
+    let newKey = PositionKey.between(
+      offset > 0 ? entry(at: offset - 1).key : nil,
+      offset < count ? entry(at: offset).key : nil
+    )
+    place(Entry(key: newKey, id: id))
+    return true
+  }
+
+  /// Removes every id.
+  public mutating func removeAll() {
+    for id in keys.keys { recordBefore(id) }
+    chunks = []
+    keys = [:]
+  }
+
+  // MARK: - Engine access (no tracking)
+
+  /// The position key of `id`.
+  func positionKey(of id: ID) -> String? { keys[id] }
+
+  /// Sets or clears the key of `id` without recording a change (loading, undo, rollback).
+  mutating func setPosition(_ key: String?, of id: ID) {
+    if let old = keys[id] { unplace(Entry(key: old, id: id)) }
+    if let key { place(Entry(key: key, id: id)) }
+  }
+
+  /// The (id, key before, key after) of every member the current action changed, and resets
+  /// tracking for the next action.
+  mutating func takeChanges() -> [(id: ID, before: String?, after: String?)] {
+    guard !pending.isEmpty else { return [] }
+    defer { pending = [:] }
+    return pending.compactMap { id, before in
+      let after = keys[id]
+      return before == after ? nil : (id, before, after)
+    }
+  }
+
+  // MARK: - Chunks
+
+  private mutating func recordBefore(_ id: ID) {
+    if pending.index(forKey: id) == nil { pending[id] = .some(keys[id]) }
+  }
+
+  private func entry(at offset: Int) -> Entry {
+    var remaining = offset
+    for chunk in chunks {
+      if remaining < chunk.count { return chunk[remaining] }
+      remaining -= chunk.count
+    }
+    preconditionFailure("offset \(offset) out of range 0..<\(count)")
+  }
+
+  /// The chunk and offset where `entry` is, or would be inserted.
+  private func location(of entry: Entry) -> (chunk: Int, offset: Int) {
+    guard !chunks.isEmpty else { return (0, 0) }
+    // First chunk whose last entry does not precede `entry`; the last chunk if none.
+    var low = 0
+    var high = chunks.count - 1
+    while low < high {
+      let mid = (low + high) / 2
+      if chunks[mid][chunks[mid].count - 1].precedes(entry) { low = mid + 1 } else { high = mid }
+    }
+    let chunk = chunks[low]
+    var first = 0
+    var last = chunk.count
+    while first < last {
+      let mid = (first + last) / 2
+      if chunk[mid].precedes(entry) { first = mid + 1 } else { last = mid }
+    }
+    return (low, first)
+  }
+
+  private mutating func place(_ entry: Entry) {
+    keys[entry.id] = entry.key
+    guard !chunks.isEmpty else {
+      chunks = [[entry]]
+      return
+    }
+    let (chunk, offset) = location(of: entry)
+    chunks[chunk].insert(entry, at: offset)
+    if chunks[chunk].count > Self.chunkCapacity {
+      let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
+      chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
+      chunks.insert(upper, at: chunk + 1)
+    }
+  }
+
+  private mutating func unplace(_ entry: Entry) {
+    keys[entry.id] = nil
+    let (chunk, offset) = location(of: entry)
+    chunks[chunk].remove(at: offset)
+    if chunks[chunk].isEmpty { chunks.remove(at: chunk) }
+  }
+}
+
+extension OrderedIDList: Sequence {
+  /// Iterates the ids in order.
+  public func makeIterator() -> some IteratorProtocol<ID> {
+    chunks.lazy.flatMap { $0.lazy.map(\.id) }.makeIterator()
+  }
+}
+
+extension OrderedIDList: Equatable {
+  /// Two lists are equal when they hold the same ids in the same order.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.count == rhs.count && lhs.elementsEqual(rhs)
+  }
+}
+
+extension OrderedIDList: Codable where ID: Codable {
+  /// Encodes the ids in order, as a JSON array.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(ids)
+  }
+
+  /// Decodes an array of ids; duplicates are an error.
+  public init(from decoder: any Decoder) throws {
+    let ids = try decoder.singleValueContainer().decode([ID].self)
+    self.init(ids)
+    guard count == ids.count else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "duplicate ids in an order list"))
+    }
+  }
+}
+
+extension OrderedIDList: CustomStringConvertible {
+  public var description: String { "\(ids)" }
+}

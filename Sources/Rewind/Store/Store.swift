@@ -1,0 +1,109 @@
+import Foundation
+import Observation
+
+/// The only way to change state: sends actions through a reducer and commits each result,
+/// with its log entry, to SQLite before anyone sees it.
+///
+/// ```swift
+/// let store = try Store(path: "tasks.sqlite", initialState: TasksState(), reducer: TasksReducer())
+/// try store.send(.add(title: "Buy milk"))
+/// print(store.state.tasks.count)
+/// ```
+///
+/// Opening a database loads the last committed state from its tables. If a commit fails, the
+/// store stays at the last committed state and ``send(_:)`` throws.
+///
+/// ## Topics
+/// ### Opening
+/// - ``init(path:initialState:reducer:durability:)``
+/// - ``init(inMemory:reducer:)``
+/// ### Reading and changing state
+/// - ``state``
+/// - ``send(_:)``
+/// - ``lastSeq``
+@MainActor
+public final class Store<State: PersistentState, Action: LoggedAction>: Observable {
+  private var current: State
+  private let reducer: any Reducer<State, Action>
+  let repository: Repository<State>
+  private let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }()
+  private let registrar = ObservationRegistrar()
+
+  /// The sequence number of the last committed action.
+  public private(set) var lastSeq: Int64
+
+  /// Opens the database at `path`, creating and setting it up if it does not exist.
+  ///
+  /// - Parameters:
+  ///   - path: the SQLite file. A new file is readable by its owner only.
+  ///   - initialState: the state of a new database, and the values of properties the schema
+  ///     does not persist.
+  ///   - reducer: the reducer that handles actions.
+  ///   - durability: what a commit must survive; see ``Durability``.
+  /// - Throws: ``RewindError`` if the file is not SQLite, is not a Rewind database, was
+  ///   written by a newer version, or cannot be read. The file is left unchanged.
+  public init(
+    path: String,
+    initialState: State,
+    reducer: some Reducer<State, Action>,
+    durability: Durability = .normal
+  ) throws {
+    repository = try Repository(path: path, durability: durability, initialState: initialState)
+    current = try repository.load(initialState)
+    lastSeq = try repository.lastSeq()
+    self.reducer = reducer
+  }
+
+  /// Opens a new in-memory database: for tests and previews.
+  public init(inMemory initialState: State, reducer: some Reducer<State, Action>) throws {
+    repository = try Repository(path: nil, initialState: initialState)
+    current = try repository.load(initialState)
+    lastSeq = try repository.lastSeq()
+    self.reducer = reducer
+  }
+
+  /// The current state: always the last committed one.
+  public var state: State {
+    registrar.access(self, keyPath: \.state)
+    return current
+  }
+
+  /// Runs the reducer for `action`, then commits the changed rows and the log entry in one
+  /// transaction. Observers see the new state only after the commit.
+  ///
+  /// - Returns: the committed log entry's `seq`.
+  /// - Throws: ``RewindError`` with code ``RewindError/Code/commitFailed`` if the commit
+  ///   fails; the state and the database are then as they were before the call.
+  /// - Complexity: proportional to what the action changed, not to the size of the state.
+  @discardableResult
+  public func send(_ action: Action) throws -> Int64 {
+    let payload: String
+    do {
+      payload = String(decoding: try encoder.encode(action), as: UTF8.self)
+    } catch {
+      throw RewindError(.commitFailed, "action \(action.name) could not be encoded as JSON", underlying: error)
+    }
+    // Reduce in place: no copy of the state is kept, so no collection is copied on write.
+    reducer.reduce(into: &current, action: action)
+    let changes: [RowChange]
+    do {
+      changes = try repository.schema.takeChanges(from: &current)
+    } catch {
+      // The changes could not be read back; the database still holds the committed state.
+      current = try repository.load(current)
+      throw RewindError(.commitFailed, "the changes made by \(action.name) could not be encoded", underlying: error)
+    }
+    do {
+      lastSeq = try repository.commit(name: action.name, payload: payload, changes: changes)
+    } catch {
+      try repository.schema.apply(changes, .backward, to: &current)
+      throw RewindError(.commitFailed, "committing \(action.name) failed; the state is unchanged", underlying: error)
+    }
+    registrar.withMutation(of: self, keyPath: \.state) {}
+    return lastSeq
+  }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import TasksExample
+
+struct Add: ActionCommand {
+  static let configuration = CommandConfiguration(abstract: "Add a task at the end of the list.")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's title.") var title: String
+  func action(in state: TasksState) throws -> TasksAction { .add(title: title) }
+}
+
+struct Rename: ActionCommand {
+  static let configuration = CommandConfiguration(abstract: "Replace a task's title.")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's id.") var id: Int64
+  @Argument(help: "The new title.") var title: String
+  func action(in state: TasksState) throws -> TasksAction {
+    .rename(id: try existing(id, in: state), title: title)
+  }
+}
+
+struct Append: ActionCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Type text at the end of a task's title.")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's id.") var id: Int64
+  @Argument(help: "The text to add.") var text: String
+  func action(in state: TasksState) throws -> TasksAction {
+    .append(id: try existing(id, in: state), text: text)
+  }
+}
+
+struct Toggle: ActionCommand {
+  static let configuration = CommandConfiguration(abstract: "Mark a task done, or not done.")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's id.") var id: Int64
+  func action(in state: TasksState) throws -> TasksAction { .toggle(id: try existing(id, in: state)) }
+}
+
+struct Delete: ActionCommand {
+  static let configuration = CommandConfiguration(abstract: "Delete a task.")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's id.") var id: Int64
+  func action(in state: TasksState) throws -> TasksAction { .delete(id: try existing(id, in: state)) }
+}
+
+struct Move: ActionCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Move a task to a position in the list (0 is the top).")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's id.") var id: Int64
+  @Argument(help: "Its new position, from 0.") var index: Int
+  func validate() throws {
+    guard index >= 0 else { throw ValidationError("The index must be 0 or more.") }
+  }
+  func action(in state: TasksState) throws -> TasksAction {
+    .move(id: try existing(id, in: state), to: index)
+  }
+}
+
+struct Favorite: ActionCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Add a task to favorites, or remove it if it is one.")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's id.") var id: Int64
+  func action(in state: TasksState) throws -> TasksAction {
+    .favorite(id: try existing(id, in: state))
+  }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Rewind
+import TasksExample
+
+@main
+struct TasksCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tasks",
+    abstract: "The Rewind example app: a task list whose every action lands in SQLite.",
+    discussion: """
+      Each invocation is a new process that opens the database, sends one action and commits it.
+      Run `tasks demo` for a scripted session, then look at the file with `sqlite3`.
+      """,
+    subcommands: [
+      Add.self, Rename.self, Append.self, Toggle.self, Delete.self, Move.self, Favorite.self,
+      Select.self, Edit.self, Search.self, Scroll.self, Present.self, Dismiss.self,
+      Show.self, Demo.self, Shell.self,
+    ]
+  )
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The database file (default: tasks.sqlite; demo.sqlite for demo).", valueName: "path"))
+  var db: String?
+
+  var databasePath: String { db ?? "tasks.sqlite" }
+}
+
+/// A subcommand that opens the store named by `--db`.
+protocol StoreCommand: ParsableCommand {
+  var root: TasksCommand { get }
+  /// Does the command's work on an open store and returns what to print.
+  @MainActor func run(on store: TasksStore) throws -> String
+}
+
+extension StoreCommand {
+  func run() throws {
+    try MainActor.assumeIsolated {
+      let store = try TasksStore.tasks(path: root.databasePath)
+      print(try run(on: store))
+    }
+  }
+}
+
+/// A subcommand that sends one action.
+protocol ActionCommand: StoreCommand {
+  /// The action to send; throws when it names a task that does not exist.
+  func action(in state: TasksState) throws -> TasksAction
+}
+
+extension ActionCommand {
+  @MainActor func run(on store: TasksStore) throws -> String {
+    let action = try action(in: store.state)
+    let seq = try store.send(action)
+    return "\(seq) \(action.name)"
+  }
+}
+
+/// A task id that must exist.
+func existing(_ id: Int64, in state: TasksState) throws -> Int64 {
+  guard state.tasks.contains(id: id) else { throw ValidationError("No task with id \(id).") }
+  return id
+}

@@ -1,0 +1,11 @@
+import Rewind
+
+/// The example app's store.
+public typealias TasksStore = Store<TasksState, TasksAction>
+
+extension Store where State == TasksState, Action == TasksAction {
+  /// Opens the example app's database at `path`.
+  public static func tasks(path: String) throws -> TasksStore {
+    try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer())
+  }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+/// Files the engine must refuse, byte for byte untouched.
+@MainActor
+struct DatabaseRefusalTests {
+  func expectRefusal(_ path: String, code: RewindError.Code, mentioning words: String) throws {
+    let bytesBefore = contents(of: path)
+    #expect {
+      _ = try TasksStore.tasks(path: path)
+    } throws: { error in
+      guard let error = error as? RewindError else { return false }
+      #expect(error.code == code)
+      #expect("\(error)".contains(words))
+      return true
+    }
+    #expect(contents(of: path) == bytesBefore)
+    #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+  }
+
+  @Test func refusesAFileThatIsNotSQLite() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("notes.txt")
+    try "Remember the milk.\n".write(toFile: path, atomically: true, encoding: .utf8)
+    try expectRefusal(path, code: .notSQLite, mentioning: "is not an SQLite database")
+  }
+
+  @Test func refusesAnSQLiteDatabaseThatIsNotRewinds() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("other.sqlite")
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes VALUES (1, 'hi')")
+    }
+    try expectRefusal(path, code: .notRewindDatabase, mentioning: "not a Rewind database")
+  }
+
+  @Test func refusesADatabaseFromANewerVersion() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    do {
+      let store = try TasksStore.tasks(path: path)
+      try store.send(.add(title: "Buy milk"))
+    }
+    // Given a database migrated by a future version of the engine.
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_future')")
+    }
+    try expectRefusal(path, code: .newerSchema, mentioning: "newer Rewind")
+  }
+
+  @Test func recordsTheMigrationsItApplied() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    _ = try TasksStore.tasks(path: path)
+    let applied = try DatabaseQueue(path: path).read {
+      try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+    }
+    #expect(applied == EngineMigrations.embedded.map(\.identifier))
+    #expect(applied.first == "0001_engine")
+  }
+
+  @Test func embedsEveryFileOfTheMigrationsFolder() throws {
+    // The SQL files are the single source of truth: the library carries each one verbatim.
+    let folder = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("migrations")
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      .filter { $0.hasSuffix(".sql") }.sorted()
+    #expect(files.map { String($0.dropLast(4)) } == EngineMigrations.embedded.map(\.identifier))
+    for (file, migration) in zip(files, EngineMigrations.embedded) {
+      let sql = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+      #expect(sql == migration.sql)
+    }
+  }
+}

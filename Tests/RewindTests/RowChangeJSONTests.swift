@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+
+struct RowChangeJSONTests {
+  @Test func roundTripsEveryKindOfValue() throws {
+    let changes = [
+      RowChange(
+        table: "tasks", key: ["id": 1.databaseValue],
+        before: nil,
+        after: [
+          "id": 1.databaseValue, "title": "quote \" backslash \\ newline \n tab \t bell \u{7} é".databaseValue,
+          "score": 2.5.databaseValue, "blob": Data([0, 1, 255]).databaseValue, "none": .null,
+          "inf": Double.infinity.databaseValue,
+        ]),
+      RowChange(
+        table: "list_entries", key: ["list": "allTasks".databaseValue, "id": 7.databaseValue],
+        before: ["list": "allTasks".databaseValue, "id": 7.databaseValue, "position": "a0".databaseValue],
+        after: nil),
+    ]
+    let json = RowChange.json(changes)
+    #expect(try RowChange.decodeJSON(json) == changes)
+    // Valid JSON that SQLite agrees with.
+    let queue = try DatabaseQueue()
+    #expect(try queue.read { try Bool.fetchOne($0, sql: "SELECT json_valid(?)", arguments: [json]) } == true)
+  }
+
+  @Test func isDeterministic() {
+    let change = RowChange(
+      table: "t", key: ["b": 1.databaseValue, "a": 2.databaseValue],
+      before: nil, after: ["b": 1.databaseValue, "a": 2.databaseValue, "c": "x".databaseValue])
+    #expect(RowChange.json([change]) == #"[{"table":"t","key":{"a":2,"b":1},"before":null,"after":{"a":2,"b":1,"c":"x"}}]"#)
+  }
+
+  @Test(arguments: [
+    "not json", "{}", #"[{"key":{"id":1}}]"#, #"[{"table":"t"}]"#, #"[{"table":"t","key":{"id":[1]}}]"#,
+    #"[{"table":"t","key":{"id":1},"after":{"x":{"$what":1}}}]"#,
+  ])
+  func malformedJSONIsACorruptDataError(_ text: String) {
+    #expect(throws: RewindError.self) {
+      do { _ = try RowChange.decodeJSON(text) } catch let error as RewindError {
+        #expect(error.code == .corruptData)
+        throw error
+      }
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import GRDB
+
+/// Every row of the state tables and the log, as text: equal dumps mean equal databases.
+func dump(_ path: String) throws -> [String] {
+  let queue = try DatabaseQueue(path: path)
+  return try queue.read { db in try dump(db) }
+}
+
+func dump(_ db: Database) throws -> [String] {
+  var lines: [String] = []
+  for (table, order) in [
+    ("tasks", "id"), ("list_entries", "list, position"), ("view_state", "path"), ("action_log", "seq"),
+  ] {
+    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY \(order)") {
+      lines.append("\(table) \(row)")
+    }
+  }
+  return lines
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Runs the package's executables as real processes.
+struct ProcessRunner {
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  /// The folder holding the built executables: the test bundle's own build folder.
+  static let binaries: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    // From `.../debug/RewindPackageTests.xctest` (or a file inside it) up to `.../debug`.
+    while url.path != "/" {
+      url.deleteLastPathComponent()
+      if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("tasks").path) {
+        return url
+      }
+    }
+    fatalError("The tasks executable was not found next to \(CommandLine.arguments[0])")
+  }()
+
+  var directory: URL
+
+  /// Runs `executable` with `arguments` in `directory`, feeding it `input` on stdin.
+  @discardableResult
+  func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Result {
+    let process = Process()
+    process.executableURL = Self.binaries.appendingPathComponent(executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let stdout = Pipe()
+    let stderr = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = stdin
+    try process.run()
+    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    try stdin.fileHandleForWriting.close()
+    // Read both pipes before waiting, so a full pipe cannot block the child.
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus,
+      stdout: String(decoding: out, as: UTF8.self),
+      stderr: String(decoding: err, as: UTF8.self))
+  }
+
+  func tasks(_ arguments: String..., input: String? = nil) throws -> Result {
+    try run("tasks", arguments, input: input)
+  }
+}
+
+/// A fresh directory under the system's temporary folder, removed when released.
+final class TemporaryDirectory {
+  let url: URL
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+  deinit { try? FileManager.default.removeItem(at: url) }
+}
