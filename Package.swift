@@ -12,6 +12,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    // Tests only: property-based checks of history over random action sequences.
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
     // The engine.
@@ -49,7 +51,11 @@ let package = Package(
     ),
     .testTarget(
       name: "RewindTests",
-      dependencies: ["Rewind", "TasksExample", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "Rewind", "TasksExample",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]
     ),
     .testTarget(
       name: "TasksExampleTests",

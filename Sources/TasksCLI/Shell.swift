@@ -30,6 +30,8 @@ struct Shell: StoreCommand {
       switch command {
       case let command as any ActionCommand:
         return try command.run(on: store)
+      case let command as any HistoryCommand:
+        return try command.run(on: store)
       case is Show:
         let screen = store.state.render().split(separator: "\n").joined(separator: " | ")
         return "\(store.lastSeq) show | \(screen)"

@@ -7,6 +7,12 @@ struct Show: StoreCommand {
     discussion: "Changes nothing.")
   @ParentCommand var root: TasksCommand
   @MainActor func run(on store: TasksStore) throws -> String {
-    store.state.render() + "\nLast seq: \(store.lastSeq)"
+    store.state.render() + "\n" + historyLine(store)
   }
+}
+
+/// One line saying where the store is in its history.
+@MainActor func historyLine(_ store: TasksStore) -> String {
+  "Last seq: \(store.lastSeq)    Undo: \(store.canUndo ? "available" : "none")"
+    + "    Redo: \(store.canRedo ? "available" : "none")"
 }

@@ -15,6 +15,7 @@ struct TasksCommand: ParsableCommand {
     subcommands: [
       Add.self, Rename.self, Append.self, Toggle.self, Delete.self, Move.self, Favorite.self,
       Select.self, Edit.self, Search.self, Scroll.self, Present.self, Dismiss.self,
+      Undo.self, Redo.self, History.self, Jump.self,
       Show.self, Demo.self, Shell.self,
     ]
   )
@@ -59,6 +60,12 @@ extension ActionCommand {
 
 /// A task id that must exist.
 func existing(_ id: Int64, in state: TasksState) throws -> Int64 {
-  guard state.tasks.contains(id: id) else { throw ValidationError("No task with id \(id).") }
+  guard state.tasks.contains(id: id) else { throw CLIError("No task with id \(id).") }
   return id
+}
+
+/// A command that could not do its work; ArgumentParser prints it on stderr and exits 1.
+struct CLIError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
 }

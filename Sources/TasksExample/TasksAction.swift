@@ -20,3 +20,11 @@ public enum TasksAction: LoggedAction, Equatable {
   case present(ActiveModal)
   case dismiss
 }
+
+extension TasksAction {
+  /// Typing into one task's title is one undo step, however many `append`s it took.
+  public var undoGroup: String? {
+    if case .append(let id, _) = self { return "typing-\(id)" }
+    return nil
+  }
+}

@@ -22,6 +22,11 @@ public struct TasksState: PersistentState, Equatable {
     )
   }
 
+  /// Clears a selection of a task that no longer exists (after undo, redo or a jump).
+  public mutating func repairViewState() {
+    if let selection = view.selection, !tasks.contains(id: selection) { view.selection = nil }
+  }
+
   // MARK: - Derived state (computed, never stored)
 
   /// The tasks the list shows: all tasks in order, filtered by the search text.

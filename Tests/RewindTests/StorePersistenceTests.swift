@@ -106,12 +106,17 @@ struct StorePersistenceTests {
       try store.send(action)
       return database.writeWithoutTransaction { $0.totalChangesCount } - before
     }
-    // One log row, plus exactly the rows the action changed.
-    #expect(try rowsWritten(by: .rename(id: 5_000, title: "Renamed")) == 2)
-    #expect(try rowsWritten(by: .move(id: 9_999, to: 1)) == 2)
-    #expect(try rowsWritten(by: .add(title: "New")) == 3)
-    #expect(try rowsWritten(by: .select(id: 42)) == 2)
-    #expect(try rowsWritten(by: .delete(id: 20)) == 4)  // task, two list entries, log
+    // One log row, one undo step row for a document change, and exactly the rows changed.
+    #expect(try rowsWritten(by: .rename(id: 5_000, title: "Renamed")) == 1 + 1 + 1)
+    #expect(try rowsWritten(by: .move(id: 9_999, to: 1)) == 1 + 1 + 1)
+    #expect(try rowsWritten(by: .add(title: "New")) == 1 + 1 + 2)  // task, list entry
+    #expect(try rowsWritten(by: .select(id: 42)) == 1 + 1)  // view only: no undo step
+    #expect(try rowsWritten(by: .delete(id: 20)) == 1 + 1 + 3)  // task, two list entries
+    // Undo writes the same rows back, plus its log row and the step's flag.
+    let database = store.repository.database
+    let before = database.writeWithoutTransaction { $0.totalChangesCount }
+    try store.undo()
+    #expect(database.writeWithoutTransaction { $0.totalChangesCount } - before == 1 + 1 + 3)
   }
 
   @Test func everyActionIsLoggedByNameWithItsRowChanges() throws {

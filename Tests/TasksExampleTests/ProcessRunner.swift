@@ -49,6 +49,7 @@ struct ProcessRunner {
       stderr: String(decoding: err, as: UTF8.self))
   }
 
+  @discardableResult
   func tasks(_ arguments: String..., input: String? = nil) throws -> Result {
     try run("tasks", arguments, input: input)
   }

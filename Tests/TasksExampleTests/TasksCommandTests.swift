@@ -51,7 +51,7 @@ struct TasksCommandTests {
         Edit mode: on    Scroll: 40
         Detail: #2 "Write report by Friday", to do, favorite, position 1 of 2
         Modal: none
-        Last seq: 17
+        Last seq: 17    Undo: available    Redo: none
 
         """)
   }

@@ -32,6 +32,10 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     public static let commitFailed = Code(rawValue: "commit-failed")
     /// A value stored in the database could not be decoded.
     public static let corruptData = Code(rawValue: "corrupt-data")
+    /// Another process changed the database since the store loaded it.
+    public static let externalChange = Code(rawValue: "external-change")
+    /// A seq that is not in the log.
+    public static let unknownSeq = Code(rawValue: "unknown-seq")
   }
 
   /// The kind of failure.

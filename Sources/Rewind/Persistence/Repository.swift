@@ -2,13 +2,14 @@ import Foundation
 import GRDB
 
 /// Maps a state to its tables: sets up and validates the database, loads the last committed
-/// state, and commits each action's row changes together with its log entry.
+/// state, and runs the transactions that write rows together with their log entries.
 ///
 /// One repository owns one connection. It is used from the store's actor only.
 final class Repository<State: PersistentState> {
   let database: DatabaseQueue
   let schema: StateSchema<State>
-  private var writer = RowWriter()
+  /// The log's position; changes only inside ``write(_:)``.
+  private(set) var history: HistoryLog
 
   /// Opens (creating if needed) the database at `path`, or an in-memory one when `path` is nil.
   ///
@@ -27,7 +28,8 @@ final class Repository<State: PersistentState> {
       database = try DatabaseQueue(configuration: configuration)
       contents = .empty
     }
-    schema = State.schema
+    let schema = State.schema
+    self.schema = schema
     do {
       if path != nil {
         try database.writeWithoutTransaction { db in
@@ -35,12 +37,18 @@ final class Repository<State: PersistentState> {
         }
       }
       try EngineMigrations.migrator.migrate(database)
-      try database.write { db in
+      history = try database.write { db in
         try schema.prepare(db)
-        if case .empty = contents {
+        return try HistoryLog(db)
+      }
+      if case .empty = contents {
+        let rows = try schema.rows(of: initialState)
+        try write { db, history in
           try db.execute(sql: "INSERT INTO rewind_meta (key, value) VALUES ('format', 'rewind')")
-          let rows = try schema.rows(of: initialState)
-          if !rows.isEmpty { _ = try insert(name: "initialize", payload: "{}", changes: rows, db) }
+          if !rows.isEmpty {
+            _ = try history.append(
+              LogEntry(kind: .initialize, action: "initialize", payload: "{}", changes: rows, undo: .none), db)
+          }
         }
       }
     } catch let error as RewindError {
@@ -65,25 +73,19 @@ final class Repository<State: PersistentState> {
     return state
   }
 
-  /// The sequence number of the last committed log entry (0 for an empty log).
-  func lastSeq() throws -> Int64 {
-    try database.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0 }
-  }
-
-  /// Writes `changes` and one `action_log` row in a single transaction.
-  ///
-  /// - Returns: the new entry's `seq`.
-  func commit(name: String, payload: String, changes: [RowChange]) throws -> Int64 {
-    try database.write { db in
-      try insert(name: name, payload: payload, changes: changes, db)
+  /// Runs `body` in one write transaction with the history log. If anything throws, the
+  /// transaction is rolled back and the log's position is read back from the database.
+  func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
+    do {
+      return try database.write { db in try body(db, &history) }
+    } catch {
+      try? database.read { db in try history.reload(db) }
+      throw error
     }
   }
 
-  private func insert(name: String, payload: String, changes: [RowChange], _ db: Database) throws -> Int64 {
-    try writer.apply(changes, .forward, in: db)
-    let statement = try db.cachedStatement(
-      sql: "INSERT INTO action_log (action, payload, changes) VALUES (?, ?, ?)")
-    try statement.execute(arguments: [name, payload, RowChange.json(changes)])
-    return db.lastInsertedRowID
+  /// The undo and redo stacks.
+  func stacks(limit: Int) throws -> HistoryStacks {
+    try database.read { db in try HistoryLog.stacks(db, limit: limit) }
   }
 }

@@ -23,4 +23,17 @@
 public protocol PersistentState: Sendable {
   /// The persisted parts of this state.
   static var schema: StateSchema<Self> { get }
+
+  /// Clears view state that points at entities that no longer exist, such as the selection
+  /// of a deleted task.
+  ///
+  /// Undo, redo and jumps move rows without running reducers, and a jump of the document
+  /// alone can remove an entity the view state still points at. The store calls this after
+  /// each of them and when it opens a database, and logs what it changed as a `repair`
+  /// entry. The default does nothing.
+  mutating func repairViewState()
+}
+
+extension PersistentState {
+  public mutating func repairViewState() {}
 }

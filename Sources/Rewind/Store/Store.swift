@@ -7,11 +7,11 @@ import Observation
 /// ```swift
 /// let store = try Store(path: "tasks.sqlite", initialState: TasksState(), reducer: TasksReducer())
 /// try store.send(.add(title: "Buy milk"))
-/// print(store.state.tasks.count)
+/// try store.undo()
 /// ```
 ///
 /// Opening a database loads the last committed state from its tables. If a commit fails, the
-/// store stays at the last committed state and ``send(_:)`` throws.
+/// store stays at the last committed state and the call throws.
 ///
 /// ## Topics
 /// ### Opening
@@ -21,9 +21,16 @@ import Observation
 /// - ``state``
 /// - ``send(_:)``
 /// - ``lastSeq``
+/// ### History
+/// - ``undo()``
+/// - ``redo()``
+/// - ``canUndo``
+/// - ``canRedo``
+/// - ``jump(to:timeline:)``
+/// - ``historyStacks(limit:)``
 @MainActor
 public final class Store<State: PersistentState, Action: LoggedAction>: Observable {
-  private var current: State
+  var current: State
   private let reducer: any Reducer<State, Action>
   let repository: Repository<State>
   private let encoder: JSONEncoder = {
@@ -31,10 +38,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return encoder
   }()
-  private let registrar = ObservationRegistrar()
-
-  /// The sequence number of the last committed action.
-  public private(set) var lastSeq: Int64
+  let registrar = ObservationRegistrar()
 
   /// Opens the database at `path`, creating and setting it up if it does not exist.
   ///
@@ -54,15 +58,14 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   ) throws {
     repository = try Repository(path: path, durability: durability, initialState: initialState)
     current = try repository.load(initialState)
-    lastSeq = try repository.lastSeq()
     self.reducer = reducer
+    try repair(after: nil)
   }
 
   /// Opens a new in-memory database: for tests and previews.
   public init(inMemory initialState: State, reducer: some Reducer<State, Action>) throws {
     repository = try Repository(path: nil, initialState: initialState)
     current = try repository.load(initialState)
-    lastSeq = try repository.lastSeq()
     self.reducer = reducer
   }
 
@@ -72,12 +75,19 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     return current
   }
 
+  /// The seq of the last log entry.
+  public var lastSeq: Int64 {
+    registrar.access(self, keyPath: \.lastSeq)
+    return repository.history.lastSeq
+  }
+
   /// Runs the reducer for `action`, then commits the changed rows and the log entry in one
   /// transaction. Observers see the new state only after the commit.
   ///
   /// - Returns: the committed log entry's `seq`.
   /// - Throws: ``RewindError`` with code ``RewindError/Code/commitFailed`` if the commit
-  ///   fails; the state and the database are then as they were before the call.
+  ///   fails (or ``RewindError/Code/externalChange`` if another process wrote to the
+  ///   database since it was opened); the state and the database are then as they were.
   /// - Complexity: proportional to what the action changed, not to the size of the state.
   @discardableResult
   public func send(_ action: Action) throws -> Int64 {
@@ -97,13 +107,26 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       current = try repository.load(current)
       throw RewindError(.commitFailed, "the changes made by \(action.name) could not be encoded", underlying: error)
     }
+    let entry = LogEntry(
+      kind: .action, action: action.name, payload: payload, changes: changes,
+      undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
+    let seq: Int64
     do {
-      lastSeq = try repository.commit(name: action.name, payload: payload, changes: changes)
+      seq = try repository.write { db, history in try history.append(entry, db) }
     } catch {
       try repository.schema.apply(changes, .backward, to: &current)
+      if case RewindError.Code.externalChange = error { throw error }
       throw RewindError(.commitFailed, "committing \(action.name) failed; the state is unchanged", underlying: error)
     }
+    didCommit()
+    return seq
+  }
+
+  /// Tells observers that a commit moved the state and the history.
+  func didCommit() {
     registrar.withMutation(of: self, keyPath: \.state) {}
-    return lastSeq
+    registrar.withMutation(of: self, keyPath: \.lastSeq) {}
+    registrar.withMutation(of: self, keyPath: \.canUndo) {}
+    registrar.withMutation(of: self, keyPath: \.canRedo) {}
   }
 }

@@ -1,0 +1,244 @@
+import Foundation
+import GRDB
+
+/// The action log and the undo stacks of one database, read and written with no app code.
+///
+/// The store and the `rewind` tool both go through this type, so they agree on what undo,
+/// redo and jumps do. Every operation runs inside the caller's write transaction and appends
+/// one log entry whose row changes are exactly what it wrote, so the log stays a complete,
+/// replayable record. If the transaction fails, call ``reload(_:)``: the in-memory position
+/// may be ahead of the database.
+struct HistoryLog {
+  /// The seq of the last entry.
+  private(set) var lastSeq: Int64 = 0
+  /// The step undo would revert.
+  private(set) var nextUndo: Int64?
+  /// The step redo would reapply.
+  private(set) var nextRedo: Int64?
+  /// The step that an action with the same group key would join.
+  private var openGroup: (step: Int64, key: String)?
+  /// The step the last appended entry started or joined.
+  private var lastStep: Int64?
+  private var writer = RowWriter()
+  private var tables: TableCatalog
+
+  init(_ db: Database) throws {
+    tables = try TableCatalog(db)
+    try reload(db)
+  }
+
+  /// Reads the position back from the database.
+  mutating func reload(_ db: Database) throws {
+    lastSeq = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
+    nextUndo = try Int64.fetchOne(db, sql: "SELECT max(id) FROM undo_steps WHERE undone = 0")
+    nextRedo = try Int64.fetchOne(db, sql: "SELECT min(id) FROM undo_steps WHERE undone = 1")
+    lastStep = nil
+    openGroup = nil
+    // The group stays open if the last entry that touched the undo stacks is a grouped action
+    // of the step on top of the undo stack.
+    if let row = try Row.fetchOne(
+      db,
+      sql: """
+        SELECT kind, step, group_key FROM action_log
+        WHERE step IS NOT NULL OR kind IN ('undo', 'redo', 'jump', 'restore', 'import')
+        ORDER BY seq DESC LIMIT 1
+        """)
+    {
+      let kind: String = row["kind"]
+      let step: Int64? = row["step"]
+      if kind == "action", let step, step == nextUndo, let key: String = row["group_key"] {
+        openGroup = (step, key)
+      }
+    }
+    try tables.reload(db)
+  }
+
+  var canUndo: Bool { nextUndo != nil }
+  var canRedo: Bool { nextRedo != nil }
+
+  // MARK: - Appending
+
+  /// Writes `entry`'s rows and appends it to the log. Returns its seq.
+  ///
+  /// - Throws: ``RewindError/Code/externalChange`` if another connection appended entries
+  ///   since this log was loaded: writing now would overwrite what it did.
+  mutating func append(_ entry: LogEntry, _ db: Database) throws -> Int64 {
+    let seq = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0) + 1
+    guard seq == lastSeq + 1 else {
+      throw RewindError(
+        .externalChange,
+        "the database was changed by another process (its log is at seq \(seq - 1), this store is at \(lastSeq)); reopen it to see the changes")
+    }
+    try writer.apply(entry.changes, .forward, in: db)
+
+    var step: Int64?
+    switch entry.undo {
+    case .none:
+      break
+    case .joinLastStep:
+      step = lastStep
+    case .step(let group):
+      guard entry.changesDocument else { break }
+      if nextRedo != nil {
+        try db.execute(sql: "DELETE FROM undo_steps WHERE undone = 1")
+        nextRedo = nil
+      }
+      if let group, let open = openGroup, open.key == group {
+        step = open.step
+      } else {
+        step = seq
+        try db.cachedStatement(sql: "INSERT INTO undo_steps (id, group_key) VALUES (?, ?)")
+          .execute(arguments: [seq, group])
+        nextUndo = seq
+      }
+      openGroup = group.map { (step!, $0) }
+    }
+    if entry.kind != .action, entry.kind != .repair, entry.kind != .initialize {
+      openGroup = nil
+    }
+    lastStep = step
+
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO action_log (seq, kind, action, payload, changes, step, group_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
+    ).execute(arguments: [
+      seq, entry.kind.rawValue, entry.action, entry.payload, RowChange.json(entry.changes), step,
+      step == nil ? nil : openGroup?.key,
+    ])
+    lastSeq = seq
+    return seq
+  }
+
+  // MARK: - Undo and redo
+
+  /// Reverts the step on top of the undo stack. Returns the entry's seq and the changes it
+  /// made, or `nil` when there is nothing to undo.
+  mutating func undo(_ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
+    guard let step = nextUndo else { return nil }
+    let changes = try changesRestoring(try netChanges(ofStep: step, db), .backward, db)
+    let seq = try append(
+      LogEntry(kind: .undo, action: "undo", payload: #"{"step":\#(step)}"#, changes: changes, undo: .none), db)
+    try db.execute(sql: "UPDATE undo_steps SET undone = 1 WHERE id = ?", arguments: [step])
+    nextRedo = step
+    nextUndo = try Int64.fetchOne(db, sql: "SELECT max(id) FROM undo_steps WHERE undone = 0")
+    return (seq, changes)
+  }
+
+  /// Reapplies the step on top of the redo stack. Returns the entry's seq and the changes it
+  /// made, or `nil` when there is nothing to redo.
+  mutating func redo(_ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
+    guard let step = nextRedo else { return nil }
+    let changes = try changesRestoring(try netChanges(ofStep: step, db), .forward, db)
+    let seq = try append(
+      LogEntry(kind: .redo, action: "redo", payload: #"{"step":\#(step)}"#, changes: changes, undo: .none), db)
+    try db.execute(sql: "UPDATE undo_steps SET undone = 0 WHERE id = ?", arguments: [step])
+    nextUndo = step
+    nextRedo = try Int64.fetchOne(db, sql: "SELECT min(id) FROM undo_steps WHERE undone = 1")
+    return (seq, changes)
+  }
+
+  /// The step's row changes merged per row: the first before and the last after.
+  private func netChanges(ofStep step: Int64, _ db: Database) throws -> [RowChange] {
+    var net = NetChanges()
+    let texts = try String.fetchCursor(
+      db, sql: "SELECT changes FROM action_log WHERE step = ? ORDER BY seq", arguments: [step])
+    while let text = try texts.next() {
+      for change in try RowChange.decodeJSON(text) { net.add(change) }
+    }
+    return net.changes
+  }
+
+  // MARK: - Jumps
+
+  /// The changes that bring the rows of `timeline` back to what they were right after `seq`.
+  ///
+  /// Every row write is logged with its exact before-image, so a row's value after `seq` is the
+  /// `before` of the first later entry that touched it; rows no later entry touched are
+  /// already right.
+  func changesJumping(to seq: Int64, timeline: Timeline, _ db: Database) throws -> [RowChange] {
+    guard seq >= 0, seq <= lastSeq else {
+      throw RewindError(.unknownSeq, "there is no seq \(seq) in the log (it holds 0 to \(lastSeq))")
+    }
+    var net = NetChanges()
+    let texts = try String.fetchCursor(
+      db, sql: "SELECT changes FROM action_log WHERE seq > ? ORDER BY seq", arguments: [seq])
+    while let text = try texts.next() {
+      for change in try RowChange.decodeJSON(text) where timeline.includes(change.table) {
+        net.add(change)
+      }
+    }
+    return try changesRestoring(net.changes, .backward, db)
+  }
+
+  // MARK: - Rows
+
+  /// Changes from each row as it is now to the row `direction` selects in `changes`; rows
+  /// already there are left out.
+  private func changesRestoring(
+    _ changes: [RowChange], _ direction: ChangeDirection, _ db: Database
+  ) throws -> [RowChange] {
+    try changes.compactMap { change in
+      try tables.validate(change)
+      let current = try currentRow(table: change.table, key: change.key, db)
+      let target = change.target(direction)
+      return current == target ? nil : RowChange(table: change.table, key: change.key, before: current, after: target)
+    }
+  }
+
+  private func currentRow(
+    table: String, key: [String: DatabaseValue], _ db: Database
+  ) throws -> [String: DatabaseValue]? {
+    let columns = key.keys.sorted()
+    let sql = """
+      SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \
+      \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+      """
+    guard let row = try Row.fetchOne(
+      db.cachedStatement(sql: sql), arguments: StatementArguments(columns.map { key[$0]! }))
+    else { return nil }
+    return Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
+  }
+
+  // MARK: - Stacks
+
+  /// The undo and redo stacks, at most `limit` steps each.
+  static func stacks(_ db: Database, limit: Int = 20) throws -> HistoryStacks {
+    func steps(undone: Bool) throws -> [HistoryStep] {
+      let ids = try Int64.fetchAll(
+        db,
+        sql: "SELECT id FROM undo_steps WHERE undone = ? ORDER BY id \(undone ? "ASC" : "DESC") LIMIT ?",
+        arguments: [undone, limit])
+      return try ids.map { id in
+        let rows = try Row.fetchAll(
+          db, sql: "SELECT seq, action, group_key FROM action_log WHERE step = ? ORDER BY seq", arguments: [id])
+        return HistoryStep(
+          id: id, actions: rows.map { $0["action"] }, seqs: rows.map { $0["seq"] },
+          groupKey: rows.first?["group_key"])
+      }
+    }
+    return HistoryStacks(undo: try steps(undone: false), redo: try steps(undone: true))
+  }
+}
+
+/// Row changes merged per row, in the order rows were first touched: the first before and the
+/// last after of each.
+struct NetChanges {
+  private struct RowID: Hashable {
+    var table: String
+    var key: [String: DatabaseValue]
+  }
+  private var index: [RowID: Int] = [:]
+  private(set) var changes: [RowChange] = []
+
+  mutating func add(_ change: RowChange) {
+    let id = RowID(table: change.table, key: change.key)
+    if let position = index[id] {
+      changes[position].after = change.after
+    } else {
+      index[id] = changes.count
+      changes.append(change)
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/// One undo step: one action, or consecutive actions that share a group key.
+public struct HistoryStep: Hashable, Sendable {
+  /// The step's id: the seq of its first entry.
+  public var id: Int64
+  /// The names of its entries' actions, in order.
+  public var actions: [String]
+  /// The seqs of its entries, in order.
+  public var seqs: [Int64]
+  /// The group key its entries share, if any.
+  public var groupKey: String?
+}
+
+/// The undo and redo stacks, as stored in the database.
+public struct HistoryStacks: Hashable, Sendable {
+  /// Steps undo would revert, the next one first.
+  public var undo: [HistoryStep]
+  /// Steps redo would reapply, the next one first.
+  public var redo: [HistoryStep]
+}

@@ -1,0 +1,44 @@
+/// One entry to append to `action_log`.
+struct LogEntry {
+  /// What wrote the entry; the values of `action_log.kind`.
+  enum Kind: String {
+    case action, initialize, undo, redo, jump, repair, restore, `import`
+  }
+
+  /// How the entry takes part in undo.
+  enum UndoRecording: Equatable {
+    /// Undo skips it.
+    case none
+    /// It is an undo step of its own, or joins the open step with the same group key.
+    case step(group: String?)
+    /// It joins the step the previous entry of the same transaction started.
+    case joinLastStep
+  }
+
+  var kind: Kind
+  var action: String
+  var payload: String
+  var changes: [RowChange]
+  var undo: UndoRecording
+
+  /// Whether the entry changes the document (any table but `view_state`).
+  var changesDocument: Bool { changes.contains { $0.table != "view_state" } }
+}
+
+/// Which part of the state a jump moves.
+public enum Timeline: String, Sendable, CaseIterable {
+  /// Entities, order lists and view state together.
+  case all
+  /// Entities and order lists; the view state stays as it is.
+  case document
+  /// The view state; the document stays as it is.
+  case view
+
+  func includes(_ table: String) -> Bool {
+    switch self {
+    case .all: true
+    case .document: table != "view_state"
+    case .view: table == "view_state"
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Rewind
+import TasksExample
+
+/// A subcommand that moves through history and prints one line: the new entry's seq and name.
+protocol HistoryCommand: StoreCommand {}
+
+struct Undo: HistoryCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Revert the last change to the document (view-only actions are skipped).")
+  @ParentCommand var root: TasksCommand
+  @MainActor func run(on store: TasksStore) throws -> String {
+    guard let seq = try store.undo() else { throw CLIError("Nothing to undo.") }
+    return "\(seq) undo"
+  }
+}
+
+struct Redo: HistoryCommand {
+  static let configuration = CommandConfiguration(abstract: "Reapply the last undone change.")
+  @ParentCommand var root: TasksCommand
+  @MainActor func run(on store: TasksStore) throws -> String {
+    guard let seq = try store.redo() else { throw CLIError("Nothing to redo.") }
+    return "\(seq) redo"
+  }
+}
+
+struct Jump: HistoryCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Set the state to what it was right after SEQ (a new, undoable log entry).",
+    discussion: """
+      By default the whole state moves. --document moves the tasks and lists only, keeping the \
+      view state; --view moves the view state only, keeping the tasks and lists.
+      """)
+  @ParentCommand var root: TasksCommand
+  @Flag(help: "Move the document only.") var document = false
+  @Flag(help: "Move the view state only.") var view = false
+  @Argument(help: "A seq from the log (see `sqlite3 tasks.sqlite 'select seq, action from action_log'`).")
+  var seq: Int64
+
+  func validate() throws {
+    guard !(document && view) else { throw ValidationError("Use --document or --view, not both.") }
+  }
+
+  @MainActor func run(on store: TasksStore) throws -> String {
+    let timeline: Timeline = document ? .document : view ? .view : .all
+    return "\(try store.jump(to: seq, timeline: timeline)) jump"
+  }
+}
+
+struct History: StoreCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print the undo and redo stacks.", discussion: "Changes nothing.")
+  @ParentCommand var root: TasksCommand
+  @Option(help: "How many steps of each stack to show.") var limit = 10
+
+  @MainActor func run(on store: TasksStore) throws -> String {
+    let stacks = try store.historyStacks(limit: limit)
+    func lines(_ steps: [HistoryStep]) -> [String] {
+      steps.isEmpty
+        ? ["  (empty)"]
+        : steps.map { step in
+          let seqs = step.seqs.count == 1 ? "seq \(step.seqs[0])" : "seqs \(step.seqs.map(String.init).joined(separator: ","))"
+          return "  step \(step.id): \(step.actions.joined(separator: " + ")) (\(seqs))"
+        }
+    }
+    return (["Undo stack (next first):"] + lines(stacks.undo) + ["Redo stack (next first):"]
+      + lines(stacks.redo) + [historyLine(store)]).joined(separator: "\n")
+  }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+@MainActor
+struct HistoryTests {
+  let directory: TemporaryDirectory
+  let path: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("tasks.sqlite")
+  }
+
+  func open() throws -> TasksStore { try TasksStore.tasks(path: path) }
+
+  func log() throws -> [String] {
+    try DatabaseQueue(path: path).read { db in
+      try Row.fetchAll(db, sql: "SELECT kind, action, step FROM action_log ORDER BY seq").map {
+        "\($0["kind"] as String) \($0["action"] as String) \(($0["step"] as Int64?).map(String.init) ?? "-")"
+      }
+    }
+  }
+
+  @Test func undoRevertsTheDeleteAcrossProcessesAndRedoReappliesIt() throws {
+    try open().send(.add(title: "A"))
+    try open().send(.add(title: "B"))
+    try open().send(.select(id: 2))
+    try open().send(.delete(id: 1))
+    #expect(try open().undo() != nil)
+    #expect(try open().state.tasks[1]?.title == "A")
+    #expect(try open().state.allTasks.ids == [1, 2])
+    #expect(try open().redo() != nil)
+    #expect(try open().state.tasks[1] == nil)
+    #expect(try open().state.view.selection == 2)
+  }
+
+  @Test func undoSkipsViewOnlyActions() throws {
+    let store = try open()
+    try store.send(.add(title: "X"))
+    try store.send(.rename(id: 1, title: "Y"))
+    try store.send(.select(id: 1))
+    try store.send(.search("Y"))
+    try store.send(.setEditing(true))
+    try store.undo()
+    #expect(store.state.tasks[1]?.title == "X")
+    // The view-only actions after it are kept.
+    #expect(store.state.view.searchText == "Y")
+    #expect(store.state.view.isEditing)
+    #expect(store.state.view.selection == 1)
+  }
+
+  @Test func undoRevertsTheViewStatePartOfAnAction() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))
+    try store.send(.select(id: 1))
+    try store.send(.delete(id: 1))  // also clears the selection
+    #expect(store.state.view.selection == nil)
+    try store.undo()
+    #expect(store.state.view.selection == 1)
+  }
+
+  @Test func consecutiveAppendsAreOneStepEvenAcrossRelaunch() throws {
+    try open().send(.add(title: "X"))
+    try open().send(.add(title: "T"))
+    for text in ["a", "b", "c"] { try open().send(.append(id: 2, text: text)) }
+    #expect(try open().state.tasks[2]?.title == "Tabc")
+    try open().undo()
+    #expect(try open().state.tasks[2]?.title == "T")
+    #expect(try open().state.tasks[1]?.title == "X")
+    let stacks = try open().historyStacks()
+    #expect(stacks.redo.first?.actions == ["append", "append", "append"])
+    #expect(stacks.redo.first?.groupKey == "typing-2")
+  }
+
+  @Test func aDifferentActionOrAnUndoEndsAGroup() throws {
+    let store = try open()
+    try store.send(.add(title: "T"))
+    try store.send(.append(id: 1, text: "a"))
+    try store.send(.toggle(id: 1))
+    try store.send(.append(id: 1, text: "b"))
+    try store.send(.append(id: 1, text: "c"))
+    try store.undo()  // "bc"
+    #expect(store.state.tasks[1]?.title == "Ta")
+    try store.redo()
+    try store.undo()
+    try store.send(.append(id: 1, text: "d"))  // a new step, not joined to the undone one
+    try store.undo()
+    #expect(store.state.tasks[1]?.title == "Ta")
+    #expect(store.state.tasks[1]?.isDone == true)
+  }
+
+  @Test func typingIntoAnotherTaskIsAnotherStep() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))
+    try store.send(.add(title: "B"))
+    try store.send(.append(id: 1, text: "1"))
+    try store.send(.append(id: 2, text: "2"))
+    try store.undo()
+    #expect(store.state.tasks[1]?.title == "A1")
+    #expect(store.state.tasks[2]?.title == "B")
+  }
+
+  @Test func aNewActionAfterUndoDropsTheRedoPathButKeepsItsEntries() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))
+    try store.send(.add(title: "B"))
+    try store.undo()
+    #expect(store.canRedo)
+    try store.send(.add(title: "C"))
+    #expect(!store.canRedo)
+    #expect(try store.redo() == nil)
+    #expect(store.state.visibleTasks.map(\.title) == ["A", "C"])
+    // The undone add is still in the log, and still reachable by a jump.
+    #expect(try log().filter { $0.hasPrefix("action add") }.count == 3)
+    try store.jump(to: 3)
+    #expect(store.state.visibleTasks.map(\.title) == ["A", "B"])
+  }
+
+  @Test func undoAndRedoAreLogEntriesAndAJumpCanBeUndone() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))
+    try store.send(.add(title: "B"))
+    try store.jump(to: 2)
+    #expect(store.state.tasks.count == 1)
+    try store.undo()  // undoes the jump
+    #expect(store.state.tasks.count == 2)
+    try store.redo()
+    #expect(store.state.tasks.count == 1)
+    #expect(
+      try log() == [
+        "initialize initialize -", "action add 2", "action add 3", "jump jump 4", "undo undo -", "redo redo -",
+      ])
+  }
+
+  @Test func aDocumentJumpRepairsADanglingSelectionAndLogsTheRepair() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))  // seq 2
+    try store.send(.add(title: "B"))
+    try store.send(.select(id: 2))
+    try store.send(.search("B"))
+    try store.jump(to: 2, timeline: .document)
+    #expect(store.state.tasks.ids.sorted() == [1])
+    #expect(store.state.view.selection == nil)  // repaired
+    #expect(store.state.view.searchText == "B")  // the rest of the view state stays
+    #expect(try log().suffix(2) == ["jump jump 6", "repair repair 6"])
+    // Undoing the jump brings back the task and the selection: the repair is part of the step.
+    try store.undo()
+    #expect(store.state.tasks.ids.sorted() == [1, 2])
+    #expect(store.state.view.selection == 2)
+    #expect(try open().state == store.state)
+  }
+
+  @Test func aViewJumpLeavesTheDocument() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))
+    try store.send(.scroll(50))  // seq 3
+    try store.send(.present(.settings))
+    try store.send(.add(title: "B"))
+    try store.jump(to: 3, timeline: .view)
+    #expect(store.state.view.scrollOffset == 50)
+    #expect(store.state.view.modal == nil)
+    #expect(store.state.tasks.count == 2)
+    // A view-only jump changes no document: undo skips it and reverts the add.
+    try store.undo()
+    #expect(store.state.tasks.count == 1)
+    #expect(store.state.view.scrollOffset == 50)
+  }
+
+  @Test func jumpingToASeqThatIsNotInTheLogIsAnErrorThatChangesNothing() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))
+    let rows = try dump(path)
+    for seq: Int64 in [-1, 99] {
+      #expect { try store.jump(to: seq) } throws: { ($0 as? RewindError)?.code == .unknownSeq }
+    }
+    #expect(try dump(path) == rows)
+    #expect(store.state.tasks.count == 1)
+  }
+
+  @Test func aStoreDoesNotOverwriteWhatAnotherProcessWrote() throws {
+    let first = try open()
+    let second = try open()
+    try first.send(.add(title: "From the first"))
+    let rows = try dump(path)
+    #expect { try second.send(.add(title: "From the second")) } throws: {
+      ($0 as? RewindError)?.code == .externalChange
+    }
+    #expect(second.state.tasks.isEmpty)
+    #expect(try dump(path) == rows)
+    #expect(try open().state.tasks[1]?.title == "From the first")
+  }
+
+  @Test func canUndoAndCanRedoFollowTheStacks() throws {
+    let store = try open()
+    #expect(!store.canUndo && !store.canRedo)
+    try store.send(.select(id: nil))
+    #expect(!store.canUndo)  // view-only
+    try store.send(.add(title: "A"))
+    #expect(store.canUndo && !store.canRedo)
+    try store.undo()
+    #expect(!store.canUndo && store.canRedo)
+    #expect(try open().canRedo)
+  }
+}
+
+// MARK: - Opting out of undo
+
+/// A second app, to show an action opting out of undo.
+private struct Note: Entity {
+  static let databaseTableName = "notes"
+  var id: Int64
+  var text: String
+  var savedAt: Int64
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("text", .text).notNull()
+      t.column("savedAt", .integer).notNull()
+    }
+  }
+}
+
+private struct NotesState: PersistentState, Equatable {
+  var notes = EntityTable<Note>()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.notes)) }
+}
+
+private enum NotesAction: LoggedAction {
+  case write(id: Int64, text: String)
+  /// Bookkeeping the user did not do: not undoable.
+  case stamp(id: Int64, time: Int64)
+  var isUndoable: Bool {
+    if case .stamp = self { return false }
+    return true
+  }
+}
+
+private struct NotesReducer: Reducer {
+  func reduce(into state: inout NotesState, action: NotesAction) {
+    switch action {
+    case .write(let id, let text):
+      state.notes[id] = Note(id: id, text: text, savedAt: state.notes[id]?.savedAt ?? 0)
+    case .stamp(let id, let time):
+      state.notes[id]?.savedAt = time
+    }
+  }
+}
+
+@MainActor
+struct UndoOptOutTests {
+  @Test func anActionThatOptsOutIsLoggedButSkippedByUndo() throws {
+    let store = try Store(inMemory: NotesState(), reducer: NotesReducer())
+    try store.send(.write(id: 1, text: "first"))
+    try store.send(.stamp(id: 1, time: 100))
+    #expect(store.canUndo)
+    try store.undo()
+    #expect(store.state.notes[1] == nil)
+    #expect(!store.canUndo)
+    try store.redo()
+    // Redo reapplies the write as it was logged; the stamp was never part of a step.
+    #expect(store.state.notes[1]?.text == "first")
+    #expect(store.state.notes[1]?.savedAt == 0)
+    let stacks = try store.historyStacks()
+    #expect(stacks.undo.map(\.actions) == [["write"]])
+  }
+}
