@@ -141,6 +141,6 @@ struct TasksCommandTests {
   @Test func rewindPrintsItsHelp() throws {
     let result = try runner.run("rewind", ["--help"])
     #expect(result.status == 0)
-    #expect(result.stdout.contains("Inspect and restore Rewind databases"))
+    #expect(result.stdout.contains("Inspect, rewind and restore Rewind databases"))
   }
 }

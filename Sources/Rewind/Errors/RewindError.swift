@@ -36,6 +36,12 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     public static let externalChange = Code(rawValue: "external-change")
     /// A seq that is not in the log.
     public static let unknownSeq = Code(rawValue: "unknown-seq")
+    /// A snapshot label that does not exist, or is already taken.
+    public static let snapshotLabel = Code(rawValue: "snapshot-label")
+    /// An exported state that is malformed or does not fit the database.
+    public static let invalidImport = Code(rawValue: "invalid-import")
+    /// The file does not exist.
+    public static let fileNotFound = Code(rawValue: "file-not-found")
   }
 
   /// The kind of failure.

@@ -20,7 +20,14 @@ struct HistoryLog {
   /// The step the last appended entry started or joined.
   private var lastStep: Int64?
   private var writer = RowWriter()
-  private var tables: TableCatalog
+  /// The tables and columns the log may name.
+  private(set) var tables: TableCatalog
+  /// The seq history starts after: 0, or the base snapshot's after a compaction.
+  private(set) var baseSeq: Int64 = 0
+  /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
+  var lastSnapshotSeq: Int64 = 0
+  /// The number of rows in that snapshot.
+  var lastSnapshotRows: Int64 = 0
 
   init(_ db: Database) throws {
     tables = try TableCatalog(db)
@@ -51,6 +58,10 @@ struct HistoryLog {
       }
     }
     try tables.reload(db)
+    baseSeq = try Int64.fetchOne(db, sql: "SELECT value FROM rewind_meta WHERE key = 'base_seq'") ?? 0
+    let latest = try Row.fetchOne(db, sql: "SELECT seq, row_count FROM snapshots ORDER BY seq DESC LIMIT 1")
+    lastSnapshotSeq = latest?["seq"] ?? baseSeq
+    lastSnapshotRows = latest?["row_count"] ?? 0
   }
 
   var canUndo: Bool { nextUndo != nil }
@@ -140,7 +151,7 @@ struct HistoryLog {
   }
 
   /// The step's row changes merged per row: the first before and the last after.
-  private func netChanges(ofStep step: Int64, _ db: Database) throws -> [RowChange] {
+  func netChanges(ofStep step: Int64, _ db: Database) throws -> [RowChange] {
     var net = NetChanges()
     let texts = try String.fetchCursor(
       db, sql: "SELECT changes FROM action_log WHERE step = ? ORDER BY seq", arguments: [step])
@@ -158,8 +169,12 @@ struct HistoryLog {
   /// `before` of the first later entry that touched it; rows no later entry touched are
   /// already right.
   func changesJumping(to seq: Int64, timeline: Timeline, _ db: Database) throws -> [RowChange] {
-    guard seq >= 0, seq <= lastSeq else {
-      throw RewindError(.unknownSeq, "there is no seq \(seq) in the log (it holds 0 to \(lastSeq))")
+    try checkSeq(seq)
+    // Far from the head, start from a snapshot instead: the cost follows snapshot spacing.
+    let anchor = try nearestAnchor(to: seq, db)
+    if anchor.distance < lastSeq - seq {
+      let target = try rows(at: seq, from: anchor, db)
+      return try StateRows(db, catalog: tables).changes(to: target, timeline: timeline)
     }
     var net = NetChanges()
     let texts = try String.fetchCursor(
@@ -172,11 +187,22 @@ struct HistoryLog {
     return try changesRestoring(net.changes, .backward, db)
   }
 
+  /// Throws unless the state right after `seq` can be rebuilt.
+  func checkSeq(_ seq: Int64) throws {
+    if seq < baseSeq, seq >= 0, seq <= lastSeq {
+      throw RewindError(
+        .unknownSeq, "seq \(seq) was compacted away: history starts after seq \(baseSeq)")
+    }
+    guard seq >= baseSeq, seq <= lastSeq else {
+      throw RewindError(.unknownSeq, "there is no seq \(seq) in the log (it holds \(baseSeq) to \(lastSeq))")
+    }
+  }
+
   // MARK: - Rows
 
   /// Changes from each row as it is now to the row `direction` selects in `changes`; rows
   /// already there are left out.
-  private func changesRestoring(
+  func changesRestoring(
     _ changes: [RowChange], _ direction: ChangeDirection, _ db: Database
   ) throws -> [RowChange] {
     try changes.compactMap { change in

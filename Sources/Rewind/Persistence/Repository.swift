@@ -84,6 +84,18 @@ final class Repository<State: PersistentState> {
     }
   }
 
+  /// Takes an automatic snapshot when the policy wants one. A failure here loses nothing (the
+  /// snapshot only speeds up restores), so it is left for the next commit to retry.
+  func takeAutomaticSnapshotIfDue() {
+    guard history.wantsAutomaticSnapshot else { return }
+    try? write { db, history in try history.takeSnapshot(kind: "automatic", label: nil, db) }
+  }
+
+  /// Rereads the history position after another process changed the database.
+  func reloadHistory() throws {
+    try database.read { db in try history.reload(db) }
+  }
+
   /// The undo and redo stacks.
   func stacks(limit: Int) throws -> HistoryStacks {
     try database.read { db in try HistoryLog.stacks(db, limit: limit) }

@@ -84,7 +84,10 @@ extension Store {
         }
         return seq
       }
-      if seq != nil { didCommit() }
+      if seq != nil {
+        didCommit()
+        repository.takeAutomaticSnapshotIfDue()
+      }
       return seq
     } catch {
       for changes in applied.reversed() {

@@ -119,7 +119,20 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       throw RewindError(.commitFailed, "committing \(action.name) failed; the state is unchanged", underlying: error)
     }
     didCommit()
+    repository.takeAutomaticSnapshotIfDue()
     return seq
+  }
+
+  /// Reads the state and the history position from the database again.
+  ///
+  /// Call it after ``send(_:)`` threw ``RewindError/Code/externalChange``: another process
+  /// (such as the `rewind` tool) changed the database, and the store shows its changes only
+  /// once it reloads.
+  public func reload() throws {
+    try repository.reloadHistory()
+    current = try repository.load(current)
+    _ = try repository.schema.takeChanges(from: &current)  // loading is not a change
+    didCommit()
   }
 
   /// Tells observers that a commit moved the state and the history.

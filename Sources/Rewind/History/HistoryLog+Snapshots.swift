@@ -1,0 +1,124 @@
+import GRDB
+
+/// A snapshot as listed by ``RewindDatabase/snapshots()``.
+public struct SnapshotInfo: Hashable, Sendable {
+  /// The label given when it was taken; `nil` for automatic and base snapshots.
+  public var label: String?
+  /// The state it holds is the one right after this seq.
+  public var seq: Int64
+  /// When it was taken (UTC, ISO 8601).
+  public var time: String
+  /// `manual`, `automatic` or `base`.
+  public var kind: String
+}
+
+extension HistoryLog {
+  /// A point whose full state is known: the current tables, a snapshot, or the empty origin.
+  enum Anchor {
+    case head
+    case snapshot(id: Int64, seq: Int64)
+    case origin
+
+    var seq: Int64? {
+      switch self {
+      case .head: nil
+      case .snapshot(_, let seq): seq
+      case .origin: 0
+      }
+    }
+  }
+
+  /// The fewest log entries between automatic snapshots.
+  ///
+  /// The store and the tool take an automatic snapshot once `max(minimumSnapshotSpacing,
+  /// rows in the previous snapshot)` entries were logged since the last one. Restoring or
+  /// exporting any seq then reads at most that many entries from the nearest snapshot, plus the
+  /// state itself; and since a snapshot costs time in proportion to the rows it copies, its
+  /// cost spread over the actions between snapshots stays constant as the state grows.
+  static let minimumSnapshotSpacing: Int64 = 1_000
+
+  /// The anchor with the fewest log entries between it and `seq`.
+  func nearestAnchor(to seq: Int64, _ db: Database) throws -> (anchor: Anchor, distance: Int64) {
+    var best: (Anchor, Int64) = (.head, lastSeq - seq)
+    if baseSeq == 0, seq < best.1 { best = (.origin, seq) }
+    let rows = try Row.fetchAll(
+      db,
+      sql: """
+        SELECT * FROM (SELECT id, seq FROM snapshots WHERE seq >= ? ORDER BY seq ASC LIMIT 1)
+        UNION ALL
+        SELECT * FROM (SELECT id, seq FROM snapshots WHERE seq <= ? AND seq >= ? ORDER BY seq DESC LIMIT 1)
+        """,
+      // Snapshots older than the base (kept labelled ones) have no log to walk from.
+      arguments: [seq, seq, baseSeq])
+    for row in rows {
+      let snapshotSeq: Int64 = row["seq"]
+      if abs(snapshotSeq - seq) < best.1 { best = (.snapshot(id: row["id"], seq: snapshotSeq), abs(snapshotSeq - seq)) }
+    }
+    return best
+  }
+
+  /// The state tables as they were right after `seq`.
+  func rows(at seq: Int64, _ db: Database) throws -> StateRows {
+    try checkSeq(seq)
+    return try rows(at: seq, from: try nearestAnchor(to: seq, db), db)
+  }
+
+  func rows(at seq: Int64, from anchor: (anchor: Anchor, distance: Int64), _ db: Database) throws -> StateRows {
+    var rows: StateRows
+    let anchorSeq: Int64
+    switch anchor.anchor {
+    case .head:
+      rows = try StateRows(db, catalog: tables)
+      anchorSeq = lastSeq
+    case .origin:
+      rows = StateRows(empty: tables)
+      anchorSeq = 0
+    case .snapshot(let id, let snapshotSeq):
+      let json = try String.fetchOne(db, sql: "SELECT rows FROM snapshots WHERE id = ?", arguments: [id])!
+      rows = try StateRows(json: json, catalog: tables)
+      anchorSeq = snapshotSeq
+    }
+    // Walk the entries between the anchor and `seq`: backward to an earlier seq (each row
+    // takes the before of the first entry that touched it), forward to a later one.
+    var net = NetChanges()
+    let (low, high) = seq < anchorSeq ? (seq, anchorSeq) : (anchorSeq, seq)
+    let texts = try String.fetchCursor(
+      db, sql: "SELECT changes FROM action_log WHERE seq > ? AND seq <= ? ORDER BY seq", arguments: [low, high])
+    while let text = try texts.next() {
+      for change in try RowChange.decodeJSON(text) {
+        try tables.validate(change)
+        net.add(change)
+      }
+    }
+    rows.apply(net.changes, seq < anchorSeq ? .backward : .forward)
+    return rows
+  }
+
+  /// Stores the current state tables as a snapshot.
+  mutating func takeSnapshot(kind: String, label: String?, _ db: Database) throws {
+    try insertSnapshot(try StateRows(db, catalog: tables), seq: lastSeq, kind: kind, label: label, db)
+  }
+
+  mutating func insertSnapshot(_ rows: StateRows, seq: Int64, kind: String, label: String?, _ db: Database) throws {
+    let count = rows.tables.values.map(\.count).reduce(0, +)
+    try db.execute(
+      sql: "INSERT INTO snapshots (label, seq, kind, row_count, rows) VALUES (?, ?, ?, ?, ?)",
+      arguments: [label, seq, kind, count, rows.json()])
+    if seq >= lastSnapshotSeq {
+      lastSnapshotSeq = seq
+      lastSnapshotRows = Int64(count)
+    }
+  }
+
+  /// Whether the automatic policy wants a snapshot now.
+  var wantsAutomaticSnapshot: Bool {
+    lastSeq - lastSnapshotSeq >= max(Self.minimumSnapshotSpacing, lastSnapshotRows)
+  }
+
+  /// The snapshots, oldest first.
+  static func snapshots(_ db: Database) throws -> [SnapshotInfo] {
+    try Row.fetchAll(db, sql: "SELECT label, seq, time, kind FROM snapshots ORDER BY seq, id").map {
+      SnapshotInfo(label: $0["label"], seq: $0["seq"], time: $0["time"], kind: $0["kind"])
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+/// Every row of the state tables (entity tables, `list_entries`, `view_state`) in memory,
+/// keyed by table and primary key: the state as the database holds it, with no app code.
+///
+/// Exports, imports, snapshots, restores and verification work on this image.
+struct StateRows: Equatable {
+  typealias Row = [String: DatabaseValue]
+  /// Table → primary key → row.
+  var tables: [String: [Row: Row]]
+
+  init(tables: [String: [Row: Row]]) { self.tables = tables }
+
+  /// An empty image of the catalog's tables.
+  init(empty catalog: TableCatalog) {
+    tables = Dictionary(uniqueKeysWithValues: catalog.tableNames.map { ($0, [:]) })
+  }
+
+  /// Reads every row of the catalog's tables.
+  init(_ db: Database, catalog: TableCatalog) throws {
+    self.init(empty: catalog)
+    for table in catalog.tableNames {
+      let keyColumns = catalog.keyColumns(of: table)
+      let rows = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+      while let row = try rows.next() {
+        let values = Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
+        tables[table]![values.filter { keyColumns.contains($0.key) }] = values
+      }
+    }
+  }
+
+  /// Applies row changes: each row becomes what `direction` selects.
+  mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection) {
+    let ordered = direction == .forward ? AnySequence(changes) : AnySequence(changes.reversed())
+    for change in ordered {
+      tables[change.table, default: [:]][change.key] = change.target(direction)
+    }
+  }
+
+  /// The changes that turn this image into `target`, for the tables `timeline` includes.
+  func changes(to target: StateRows, timeline: Timeline = .all) -> [RowChange] {
+    var changes: [RowChange] = []
+    for table in Set(tables.keys).union(target.tables.keys).sorted() where timeline.includes(table) {
+      let current = tables[table] ?? [:]
+      let wanted = target.tables[table] ?? [:]
+      for key in Set(current.keys).union(wanted.keys).sorted(by: Self.keyOrder) {
+        let before = current[key]
+        let after = wanted[key]
+        if before != after { changes.append(RowChange(table: table, key: key, before: before, after: after)) }
+      }
+    }
+    return changes
+  }
+
+  /// A deterministic order for keys, comparing columns by name and values as SQLite does.
+  static func keyOrder(_ a: Row, _ b: Row) -> Bool {
+    for column in Set(a.keys).union(b.keys).sorted() {
+      let x = a[column] ?? .null
+      let y = b[column] ?? .null
+      if x != y { return DatabaseValue.sqliteOrder(x, y) }
+    }
+    return false
+  }
+
+  // MARK: - JSON (snapshots)
+
+  /// The image as JSON: `{"table":[row, ...], ...}`, tables and rows in a fixed order.
+  func json() -> String {
+    var out = "{"
+    for (index, table) in tables.keys.sorted().enumerated() {
+      if index > 0 { out += "," }
+      JSONText.appendString(table, to: &out)
+      out += ":["
+      for (rowIndex, key) in tables[table]!.keys.sorted(by: Self.keyOrder).enumerated() {
+        if rowIndex > 0 { out += "," }
+        JSONText.appendRow(tables[table]![key], to: &out)
+      }
+      out += "]"
+    }
+    return out + "}"
+  }
+
+  /// Reads an image written by ``json()``; tables and columns are checked against `catalog`.
+  init(json: String, catalog: TableCatalog) throws {
+    let decoded: [String: [[String: JSONValue]]]
+    do {
+      decoded = try JSONDecoder().decode([String: [[String: JSONValue]]].self, from: Data(json.utf8))
+    } catch {
+      throw RewindError(.corruptData, "a snapshot is not a JSON object of row arrays", underlying: error)
+    }
+    self.init(empty: catalog)
+    for (table, rows) in decoded {
+      for object in rows {
+        let row = try object.mapValues { try $0.databaseValue() }
+        let key = row.filter { catalog.keyColumns(of: table).contains($0.key) }
+        try catalog.validate(RowChange(table: table, key: key, before: nil, after: row))
+        tables[table, default: [:]][key] = row
+      }
+    }
+  }
+}
+
+extension DatabaseValue {
+  /// SQLite's order of values: NULL, then numbers, then text, then blobs.
+  static func sqliteOrder(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
+    func rank(_ value: DatabaseValue) -> Int {
+      switch value.storage {
+      case .null: 0
+      case .int64, .double: 1
+      case .string: 2
+      case .blob: 3
+      }
+    }
+    if rank(a) != rank(b) { return rank(a) < rank(b) }
+    switch (a.storage, b.storage) {
+    case (.int64(let x), .int64(let y)): return x < y
+    case (.int64(let x), .double(let y)): return Double(x) < y
+    case (.double(let x), .int64(let y)): return x < Double(y)
+    case (.double(let x), .double(let y)): return x < y
+    case (.string(let x), .string(let y)): return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
+    case (.blob(let x), .blob(let y)): return Array(x).lexicographicallyPrecedes(Array(y))
+    default: return false
+    }
+  }
+}

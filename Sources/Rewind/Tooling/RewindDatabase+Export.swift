@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+
+// The export format: the state with no storage details, deterministic to the byte.
+//
+//   {
+//     "format": "rewind-export",
+//     "version": 1,
+//     "entities": {
+//       "tasks": [
+//         {"done":0,"id":1,"title":"Buy milk"}
+//       ]
+//     },
+//     "lists": {
+//       "allTasks": [1]
+//     },
+//     "view": {
+//       "searchText": ""
+//     }
+//   }
+//
+// Entities are rows (column → value, as in the row changes of the log), sorted by key; lists
+// are ids in order; view state is path → JSON value. Position keys are not exported: the same
+// order always gives the same bytes, whatever moves produced it.
+
+extension RewindDatabase {
+  static let exportFormat = "rewind-export"
+  static let exportVersion = 1
+
+  /// The whole state as JSON: now, or right after `seq` without changing the database.
+  ///
+  /// The same state always gives the same bytes.
+  ///
+  /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log.
+  public func export(at seq: Int64? = nil) throws -> String {
+    try queue.read { db in
+      let rows = try seq.map { try history.rows(at: $0, db) } ?? StateRows(db, catalog: history.tables)
+      return Self.exportJSON(rows, catalog: history.tables)
+    }
+  }
+
+  static func exportJSON(_ rows: StateRows, catalog: TableCatalog) -> String {
+    var out = "{\n  \"format\": \"\(exportFormat)\",\n  \"version\": \(exportVersion),\n  \"entities\": {"
+    for (index, table) in catalog.entityTables.enumerated() {
+      out += index == 0 ? "\n    " : ",\n    "
+      JSONText.appendString(table, to: &out)
+      let entities = rows.tables[table] ?? [:]
+      out += ": ["
+      for (rowIndex, key) in entities.keys.sorted(by: StateRows.keyOrder).enumerated() {
+        out += rowIndex == 0 ? "\n      " : ",\n      "
+        JSONText.appendRow(entities[key], to: &out)
+      }
+      out += entities.isEmpty ? "]" : "\n    ]"
+    }
+    out += "\n  },\n  \"lists\": {"
+    let entries = (rows.tables["list_entries"] ?? [:]).values
+    let byList = Dictionary(grouping: entries) { $0["list"].flatMap(String.fromDatabaseValue) ?? "" }
+    for (index, list) in Set(catalog.lists.keys).union(byList.keys).sorted().enumerated() {
+      out += index == 0 ? "\n    " : ",\n    "
+      JSONText.appendString(list, to: &out)
+      out += ": ["
+      let ordered = (byList[list] ?? []).sorted { a, b in
+        let (pa, pb) = (a["position"] ?? .null, b["position"] ?? .null)
+        return pa != pb ? DatabaseValue.sqliteOrder(pa, pb) : DatabaseValue.sqliteOrder(a["id"] ?? .null, b["id"] ?? .null)
+      }
+      for (idIndex, entry) in ordered.enumerated() {
+        if idIndex > 0 { out += "," }
+        JSONText.appendValue(entry["id"] ?? .null, to: &out)
+      }
+      out += "]"
+    }
+    out += "\n  },\n  \"view\": {"
+    let view = rows.tables["view_state"] ?? [:]
+    let paths = view.values.compactMap { row in row["path"].flatMap(String.fromDatabaseValue).map { ($0, row) } }
+    for (index, (path, row)) in paths.sorted(by: { $0.0 < $1.0 }).enumerated() {
+      out += index == 0 ? "\n    " : ",\n    "
+      JSONText.appendString(path, to: &out)
+      out += ": " + (row["value"].flatMap(String.fromDatabaseValue) ?? "null")
+    }
+    out += "\n  }\n}\n"
+    return out
+  }
+
+  /// Replaces the whole state with an exported one, as one undoable `import` entry.
+  ///
+  /// The file is checked before anything is written: its format and version, that every
+  /// entity table and order list it names exists here, that rows name only real columns and
+  /// carry their key, that ids are unique, and that every listed id exists.
+  ///
+  /// - Returns: the `import` entry's seq.
+  /// - Throws: ``RewindError/Code/invalidImport`` naming the first problem; the database is
+  ///   unchanged.
+  @discardableResult
+  public func importState(_ json: String) throws -> Int64 {
+    try write { db, history in
+      let current = try StateRows(db, catalog: history.tables)
+      let target = try Self.importedRows(json, current: current, catalog: history.tables)
+      let changes = current.changes(to: target)
+      let payload = #"{"rows":\#(target.tables.values.map(\.count).reduce(0, +))}"#
+      do {
+        return try history.append(
+          LogEntry(kind: .import, action: "import", payload: payload, changes: changes, undo: .step(group: nil)), db)
+      } catch let error as DatabaseError {
+        throw RewindError(.invalidImport, "the imported state does not fit the database's tables", underlying: error)
+      }
+    }
+  }
+
+  private struct ExportDocument: Decodable {
+    var format: String
+    var version: Int
+    var entities: [String: [[String: JSONValue]]]
+    var lists: [String: [JSONValue]]
+    var view: [String: JSONValue]
+  }
+
+  static func importedRows(_ json: String, current: StateRows, catalog: TableCatalog) throws -> StateRows {
+    func invalid(_ message: String) -> RewindError { RewindError(.invalidImport, message) }
+    let document: ExportDocument
+    do {
+      document = try JSONDecoder().decode(ExportDocument.self, from: Data(json.utf8))
+    } catch let error as DecodingError {
+      throw RewindError(.invalidImport, "the file is not a Rewind export: \(describe(error))")
+    }
+    guard document.format == exportFormat else {
+      throw invalid("the file's format is \"\(document.format)\", not \"\(exportFormat)\"")
+    }
+    guard document.version == exportVersion else {
+      throw invalid("the file is export version \(document.version); this tool reads version \(exportVersion)")
+    }
+    var rows = StateRows(empty: catalog)
+
+    // Entities.
+    if let unknown = Set(document.entities.keys).subtracting(catalog.entityTables).sorted().first {
+      throw invalid("entity table \(unknown) does not exist in this database")
+    }
+    if let missing = Set(catalog.entityTables).subtracting(document.entities.keys).sorted().first {
+      throw invalid("entity table \(missing) is missing from the file")
+    }
+    for (table, objects) in document.entities {
+      let keyColumns = catalog.keyColumns(of: table)
+      for (index, object) in objects.enumerated() {
+        let row: StateRows.Row
+        do {
+          row = try object.mapValues { try $0.databaseValue() }
+        } catch let error as RewindError {
+          throw invalid("\(table)[\(index)]: \(error.message)")
+        }
+        if let unknown = Set(row.keys).subtracting(catalog.columns(of: table)).sorted().first {
+          throw invalid("\(table)[\(index)] has column \(unknown), which table \(table) does not have")
+        }
+        // Every column, so the logged rows are exactly what the table holds (no defaults).
+        if let missing = catalog.columns(of: table).subtracting(row.keys).sorted().first {
+          throw invalid("\(table)[\(index)] has no column \(missing)")
+        }
+        let key = row.filter { keyColumns.contains($0.key) }
+        guard key.count == keyColumns.count, !key.values.contains(.null) else {
+          throw invalid("\(table)[\(index)] has no \(keyColumns.joined(separator: ", "))")
+        }
+        guard rows.tables[table]![key] == nil else {
+          throw invalid("\(table) has two rows with \(keyColumns.joined(separator: ", ")) \(key.values.map(\.description).joined(separator: ", "))")
+        }
+        rows.tables[table]![key] = row
+      }
+    }
+
+    // Order lists: keep the current position keys when a list's order is unchanged.
+    if let unknown = Set(document.lists.keys).subtracting(catalog.lists.keys).sorted().first {
+      throw invalid("order list \(unknown) does not exist in this database")
+    }
+    let currentEntries = (current.tables["list_entries"] ?? [:]).values
+    for (list, values) in document.lists {
+      let table = catalog.lists[list]!
+      let keyColumn = catalog.keyColumns(of: table)[0]
+      var ids: [DatabaseValue] = []
+      for value in values {
+        guard value.isScalar, let id = try? value.databaseValue(), id != .null else {
+          throw invalid("order list \(list) holds \(value), which is not an id")
+        }
+        guard rows.tables[table]![[keyColumn: id]] != nil else {
+          throw invalid("order list \(list) names id \(id), which is not in \(table)")
+        }
+        ids.append(id)
+      }
+      guard Set(ids).count == ids.count else { throw invalid("order list \(list) names an id twice") }
+      let existing = currentEntries.filter { $0["list"] == list.databaseValue }.sorted {
+        DatabaseValue.sqliteOrder($0["position"] ?? .null, $1["position"] ?? .null)
+      }
+      var position: String?
+      for (index, id) in ids.enumerated() {
+        let key: StateRows.Row = ["list": list.databaseValue, "id": id]
+        if existing.count == ids.count, existing[index]["id"] == id {
+          rows.tables["list_entries"]![key] = existing[index]
+        } else {
+          position = PositionKey.between(position, nil)
+          rows.tables["list_entries"]![key] = key.merging(["position": position!.databaseValue]) { $1 }
+        }
+      }
+    }
+
+    // View state.
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for (path, value) in document.view {
+      guard !path.isEmpty else { throw invalid("the view state has an empty path") }
+      let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+      rows.tables["view_state"]![["path": path.databaseValue]] = ["path": path.databaseValue, "value": text.databaseValue]
+    }
+    return rows
+  }
+
+  private static func describe(_ error: DecodingError) -> String {
+    switch error {
+    case .dataCorrupted(let context):
+      return context.codingPath.isEmpty ? "it is not valid JSON" : "\(path(context.codingPath)): \(context.debugDescription)"
+    case .keyNotFound(let key, let context):
+      return "\(path(context.codingPath + [key])) is missing"
+    case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+      return "\(path(context.codingPath)) is not \(type == String.self ? "a string" : type == Int.self ? "an integer" : "of the expected type")"
+    @unknown default:
+      return "\(error)"
+    }
+  }
+
+  private static func path(_ codingPath: [any CodingKey]) -> String {
+    codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+  }
+}
+
+extension JSONValue {
+  /// Whether the value is a number, string, boolean or null.
+  var isScalar: Bool {
+    switch self {
+    case .array, .object: false
+    default: true
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+
+/// What ``RewindDatabase/inspect()`` finds in a database.
+public struct Inspection: Sendable {
+  /// The path and size of the file (the main file only, not its WAL).
+  public var path: String
+  public var fileSize: Int64
+  /// The engine migrations applied, in order; the schema version is their count.
+  public var migrations: [String]
+  /// Entity tables and their row counts, sorted by name.
+  public var entityTables: [(name: String, rows: Int)]
+  /// Order lists, their entity tables and lengths, sorted by name.
+  public var lists: [(name: String, entityTable: String, count: Int)]
+  /// The view-state tree: path and JSON value, sorted by path.
+  public var viewState: [(path: String, value: String)]
+  /// The seq of the last entry, and the seq history starts after.
+  public var lastSeq: Int64
+  public var baseSeq: Int64
+  /// The sizes of the undo and redo stacks.
+  public var undoSteps: Int
+  public var redoSteps: Int
+  public var snapshots: [SnapshotInfo]
+}
+
+extension Inspection: CustomStringConvertible {
+  public var description: String {
+    var lines = ["File: \(path) (\(fileSize) bytes)"]
+    lines.append("Schema: version \(migrations.count) (\(migrations.joined(separator: ", ")))")
+    lines.append("Entity tables:")
+    lines += entityTables.map { "  \($0.name): \($0.rows) row\($0.rows == 1 ? "" : "s")" }
+    lines.append("Order lists:")
+    lines += lists.map { "  \($0.name) (ids of \($0.entityTable)): \($0.count) id\($0.count == 1 ? "" : "s")" }
+    lines.append("View state:")
+    lines += viewState.isEmpty ? ["  (empty)"] : viewState.map { "  \($0.path) = \($0.value)" }
+    lines.append(
+      "History: last seq \(lastSeq)\(baseSeq > 0 ? ", starts after seq \(baseSeq) (compacted)" : ""); "
+        + "undo: \(undoSteps) step\(undoSteps == 1 ? "" : "s")\(undoSteps > 0 ? " (can undo)" : ""); "
+        + "redo: \(redoSteps) step\(redoSteps == 1 ? "" : "s")\(redoSteps > 0 ? " (can redo)" : "")")
+    lines.append("Snapshots: \(snapshots.count)")
+    lines += snapshots.map { "  \($0.label.map { "\"\($0)\"" } ?? "(\($0.kind))") at seq \($0.seq), \($0.kind), \($0.time)" }
+    return lines.joined(separator: "\n")
+  }
+}
+
+/// One `action_log` entry, as ``RewindDatabase/log(from:last:)`` lists it.
+public struct LogRecord: Sendable {
+  public var seq: Int64
+  public var time: String
+  /// `action`, `initialize`, `undo`, `redo`, `jump`, `repair`, `restore` or `import`.
+  public var kind: String
+  public var action: String
+  /// The payload and the row changes, as stored (JSON text).
+  public var payload: String
+  public var changes: String
+  public var step: Int64?
+  public var groupKey: String?
+
+  /// Per table, how many rows the entry inserted (+), updated (~) and deleted (-).
+  public func changeSummary() throws -> String {
+    let decoded = try RowChange.decodeJSON(changes)
+    guard !decoded.isEmpty else { return "no changes" }
+    var counts: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
+    for change in decoded {
+      var count = counts[change.table] ?? (0, 0, 0)
+      switch (change.before, change.after) {
+      case (nil, _): count.inserted += 1
+      case (_, nil): count.deleted += 1
+      default: count.updated += 1
+      }
+      counts[change.table] = count
+    }
+    return counts.keys.sorted().map { table in
+      let count = counts[table]!
+      let parts = [("+", count.inserted), ("~", count.updated), ("-", count.deleted)].filter { $0.1 > 0 }
+      return "\(table) " + parts.map { "\($0.0)\($0.1)" }.joined(separator: " ")
+    }.joined(separator: ", ")
+  }
+
+  /// The record as one line of JSON (JSON Lines), payload and changes embedded as JSON.
+  public var jsonLine: String {
+    var out = #"{"seq":\#(seq),"time":"#
+    JSONText.appendString(time, to: &out)
+    out += #","kind":"#
+    JSONText.appendString(kind, to: &out)
+    out += #","action":"#
+    JSONText.appendString(action, to: &out)
+    out += #","step":\#(step.map(String.init) ?? "null"),"group":"#
+    if let groupKey { JSONText.appendString(groupKey, to: &out) } else { out += "null" }
+    out += #","payload":\#(payload),"changes":\#(changes)}"#
+    return out
+  }
+}
+
+extension RewindDatabase {
+  /// Describes the database: schema, tables, lists, view state, history position, snapshots.
+  public func inspect() throws -> Inspection {
+    try queue.read { db in
+      let catalog = history.tables
+      let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+      return Inspection(
+        path: path,
+        fileSize: size,
+        migrations: try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
+        entityTables: try catalog.entityTables.map {
+          ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0.quotedDatabaseIdentifier)") ?? 0)
+        },
+        lists: try catalog.lists.keys.sorted().map {
+          ($0, catalog.lists[$0]!, try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [$0]) ?? 0)
+        },
+        viewState: try Row.fetchAll(db, sql: "SELECT path, value FROM view_state ORDER BY path").map { ($0["path"], $0["value"]) },
+        lastSeq: history.lastSeq,
+        baseSeq: history.baseSeq,
+        undoSteps: try Int.fetchOne(db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 0") ?? 0,
+        redoSteps: try Int.fetchOne(db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 1") ?? 0,
+        snapshots: try HistoryLog.snapshots(db))
+    }
+  }
+
+  /// Log entries in seq order: those after `from` (when given), the last `last` of them (when
+  /// given).
+  public func log(from: Int64? = nil, last: Int? = nil) throws -> [LogRecord] {
+    try queue.read { db in
+      var sql = "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq >= ?"
+      var arguments: StatementArguments = [from ?? 0]
+      if let last {
+        sql = "SELECT * FROM (\(sql) ORDER BY seq DESC LIMIT ?) ORDER BY seq"
+        arguments += [last]
+      } else {
+        sql += " ORDER BY seq"
+      }
+      return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+        LogRecord(
+          seq: $0["seq"], time: $0["time"], kind: $0["kind"], action: $0["action"], payload: $0["payload"],
+          changes: $0["changes"], step: $0["step"], groupKey: $0["group_key"])
+      }
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import GRDB
+
+/// What ``RewindDatabase/verify(progress:)`` checked and found.
+public struct VerificationReport: Sendable {
+  /// What was checked and passed, one line each.
+  public var passed: [String] = []
+  /// What is wrong, one precise line each. Empty when the database is healthy.
+  public var problems: [String] = []
+  /// The number of log entries replayed.
+  public var entriesReplayed = 0
+
+  /// Whether every check passed.
+  public var isHealthy: Bool { problems.isEmpty }
+}
+
+/// What ``RewindDatabase/compact(keep:progress:)`` did.
+public struct CompactionReport: Sendable {
+  /// History now starts after this seq.
+  public var baseSeq: Int64
+  /// Log entries folded into the base snapshot and removed.
+  public var entriesRemoved: Int
+  /// The file's size before and after.
+  public var bytesBefore: Int64
+  public var bytesAfter: Int64
+}
+
+extension RewindDatabase {
+  /// Checks the file: SQLite's integrity check, the schema version, and that replaying the
+  /// log's row changes from the base reproduces every state table exactly (and every snapshot
+  /// taken since the base).
+  ///
+  /// - Parameter progress: called with (entries replayed, entries in all) now and then.
+  public func verify(progress: (Int, Int) -> Void = { _, _ in }) throws -> VerificationReport {
+    var report = VerificationReport()
+    try queue.read { db in
+      let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+      if integrity == ["ok"] {
+        report.passed.append("integrity_check: ok")
+      } else {
+        report.problems += integrity.map { "integrity_check: \($0)" }
+      }
+
+      let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+      let known = EngineMigrations.embedded.map(\.identifier)
+      if applied == known {
+        report.passed.append("schema: version \(applied.count), as this tool expects")
+      } else {
+        report.problems.append("schema: the file has migrations \(applied), this tool expects \(known)")
+      }
+
+      let catalog = history.tables
+      // Start from the base: empty tables, or the state compaction folded history into.
+      var replayed = StateRows(empty: catalog)
+      if history.baseSeq > 0 {
+        guard let json = try String.fetchOne(db, sql: "SELECT rows FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
+        else {
+          report.problems.append("history starts after seq \(history.baseSeq) but there is no base snapshot")
+          return
+        }
+        replayed = try StateRows(json: json, catalog: catalog)
+      }
+      let snapshots = try Row.fetchAll(
+        db, sql: "SELECT id, label, seq, kind, rows FROM snapshots WHERE seq > ? ORDER BY seq", arguments: [history.baseSeq])
+      var nextSnapshot = 0
+      let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log") ?? 0
+      var problemsBefore = report.problems.count
+      let entries = try Row.fetchCursor(db, sql: "SELECT seq, action, changes FROM action_log ORDER BY seq")
+      var previousSeq = history.baseSeq
+      while let entry = try entries.next() {
+        let seq: Int64 = entry["seq"]
+        let action: String = entry["action"]
+        while nextSnapshot < snapshots.count, (snapshots[nextSnapshot]["seq"] as Int64) < seq {
+          try check(snapshots[nextSnapshot], against: replayed)
+          nextSnapshot += 1
+        }
+        if seq != previousSeq + 1 {
+          report.problems.append("action_log: seq \(previousSeq + 1) to \(seq - 1) are missing")
+        }
+        previousSeq = seq
+        let changes: [RowChange]
+        do {
+          changes = try RowChange.decodeJSON(entry["changes"])
+          for change in changes { try catalog.validate(change) }
+        } catch let error as RewindError {
+          report.problems.append("seq \(seq) (\(action)): \(error.message)")
+          continue
+        }
+        for change in changes {
+          let actual = replayed.tables[change.table]?[change.key]
+          if actual != change.before {
+            report.problems.append(
+              "seq \(seq) (\(action)): \(change.table) \(describe(change.key)) should be \(describe(change.before)) before the change, but replay has \(describe(actual))")
+          }
+        }
+        replayed.apply(changes, .forward)
+        report.entriesReplayed += 1
+        if report.entriesReplayed % 1_000 == 0 { progress(report.entriesReplayed, total) }
+        if report.problems.count - problemsBefore > 20 {
+          report.problems.append("(stopping after 20 problems in the log)")
+          break
+        }
+      }
+      while nextSnapshot < snapshots.count {
+        try check(snapshots[nextSnapshot], against: replayed)
+        nextSnapshot += 1
+      }
+      progress(report.entriesReplayed, total)
+      if report.problems.count == problemsBefore {
+        report.passed.append("action_log: \(report.entriesReplayed) entries replay without conflicts")
+      }
+
+      // The tables must be exactly what the log says.
+      problemsBefore = report.problems.count
+      let tables = try StateRows(db, catalog: catalog)
+      for change in tables.changes(to: replayed).prefix(20) {
+        report.problems.append(
+          "\(change.table) \(describe(change.key)): the table has \(describe(change.before)), the log says \(describe(change.after))")
+      }
+      if report.problems.count == problemsBefore {
+        report.passed.append("tables: \(catalog.tableNames.joined(separator: ", ")) match the replayed log exactly")
+      }
+
+      func check(_ snapshot: Row, against rows: StateRows) throws {
+        let name = (snapshot["label"] as String?).map { "\"\($0)\"" } ?? "(\(snapshot["kind"] as String))"
+        let stored = try StateRows(json: snapshot["rows"], catalog: catalog)
+        if stored == rows {
+          report.passed.append("snapshot \(name) at seq \(snapshot["seq"] as Int64) matches the log")
+        } else {
+          let first = rows.changes(to: stored).first.map { "\($0.table) \(describe($0.key))" } ?? ""
+          report.problems.append("snapshot \(name) at seq \(snapshot["seq"] as Int64) differs from the log, first at \(first)")
+        }
+      }
+    }
+    return report
+  }
+
+  /// Folds history older than the last `keep` entries into a base snapshot and shrinks the
+  /// file. What is kept still undoes, restores and verifies; labelled snapshots are kept
+  /// (restoring one needs no log), automatic ones older than the base are dropped.
+  ///
+  /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
+  ///   problem: compacting would bury it. Nothing changes then.
+  public func compact(keep: Int, progress: (Int, Int) -> Void = { _, _ in }) throws -> CompactionReport {
+    guard keep >= 0 else { throw RewindError(.unknownSeq, "--keep must be 0 or more, not \(keep)") }
+    // Folding a damaged history into a base would make the damage unrecoverable and invisible.
+    let health = try verify()
+    if let first = health.problems.first {
+      throw RewindError(
+        .corruptData,
+        "refusing to compact: verify finds \(health.problems.count) problem\(health.problems.count == 1 ? "" : "s"), the first: \(first)")
+    }
+    let bytesBefore = fileSize()
+    let base = history.lastSeq - Int64(keep)
+    guard base > history.baseSeq else {
+      return CompactionReport(baseSeq: history.baseSeq, entriesRemoved: 0, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
+    }
+    let removed = try write { db, history -> Int in
+      let rows = try history.rows(at: base, db)
+      progress(1, 3)
+      let removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log WHERE seq <= ?", arguments: [base]) ?? 0
+      try db.execute(sql: "DELETE FROM snapshots WHERE kind <> 'manual' AND seq <= ?", arguments: [base])
+      try history.insertSnapshot(rows, seq: base, kind: "base", label: nil, db)
+      try db.execute(sql: "DELETE FROM action_log WHERE seq <= ?", arguments: [base])
+      // Steps that started before the base cannot be undone whole any more.
+      try db.execute(sql: "UPDATE action_log SET step = NULL WHERE step <= ?", arguments: [base])
+      try db.execute(sql: "DELETE FROM undo_steps WHERE id <= ?", arguments: [base])
+      try db.execute(sql: "UPDATE rewind_meta SET value = ? WHERE key = 'base_seq'", arguments: [base])
+      try history.reload(db)
+      progress(2, 3)
+      return removed
+    }
+    try queue.vacuum()
+    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    progress(3, 3)
+    return CompactionReport(baseSeq: base, entriesRemoved: removed, bytesBefore: bytesBefore, bytesAfter: fileSize())
+  }
+
+  private func fileSize() -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+  }
+}
+
+/// A row or key as compact JSON, for messages.
+func describe(_ row: [String: DatabaseValue]?) -> String {
+  var out = ""
+  JSONText.appendRow(row, to: &out)
+  return row == nil ? "absent" : out
+}

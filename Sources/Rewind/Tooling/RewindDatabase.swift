@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+
+/// A Rewind database opened with no app code: what the `rewind` tool works with.
+///
+/// Everything it does uses only what the file holds: the declared tables, the order lists,
+/// the view-state rows and the row changes in the action log. Writes (undo, redo, restore,
+/// import) are log entries like the app's, so the app can undo them too.
+///
+/// ```swift
+/// let database = try RewindDatabase(path: "tasks.sqlite")
+/// let json = try database.export(at: 12)
+/// try database.restore(to: 12)
+/// ```
+///
+/// The app and a `RewindDatabase` may have the same file open: both use WAL with a busy
+/// timeout, and a store that finds entries it did not write refuses to commit until it
+/// reloads (see ``Store/reload()``).
+///
+/// ## Topics
+/// ### Reading
+/// - ``inspect()``
+/// - ``log(from:last:)``
+/// - ``export(at:)``
+/// - ``snapshots()``
+/// ### Writing history
+/// - ``undo()``
+/// - ``redo()``
+/// - ``snapshot(label:)``
+/// - ``restore(to:)``
+/// - ``restore(snapshot:)``
+/// - ``importState(_:)``
+/// ### Maintenance
+/// - ``verify(progress:)``
+/// - ``compact(keep:progress:)``
+public final class RewindDatabase {
+  let queue: DatabaseQueue
+  var history: HistoryLog
+  /// The file's path.
+  public let path: String
+
+  /// Opens an existing Rewind database.
+  ///
+  /// - Throws: ``RewindError`` if the file is missing, is not SQLite, is not a Rewind database,
+  ///   or was written by a newer version. Nothing is written to such a file.
+  public init(path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw RewindError(.fileNotFound, "\(path) does not exist")
+    }
+    self.path = path
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    let (queue, contents) = try DatabaseFile.open(path: path, configuration: configuration)
+    guard case .rewind = contents else {
+      throw RewindError(.notRewindDatabase, "\(path) is an empty SQLite database, not a Rewind database")
+    }
+    self.queue = queue
+    do {
+      try EngineMigrations.migrator.migrate(queue)
+      history = try queue.read { db in try HistoryLog(db) }
+    } catch let error as RewindError {
+      throw error
+    } catch {
+      throw RewindError(.readFailed, "\(path) could not be read as a Rewind database", underlying: error)
+    }
+  }
+
+  /// Runs `body` in one write transaction; on failure, rereads the history position.
+  func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
+    do {
+      let result = try queue.write { db in try body(db, &history) }
+      try takeAutomaticSnapshotIfDue()
+      return result
+    } catch {
+      try? queue.read { db in try history.reload(db) }
+      throw error
+    }
+  }
+
+  /// Takes an automatic snapshot when the policy says so (see ``HistoryLog/minimumSnapshotSpacing``).
+  func takeAutomaticSnapshotIfDue() throws {
+    guard history.wantsAutomaticSnapshot else { return }
+    try queue.write { db in try history.takeSnapshot(kind: "automatic", label: nil, db) }
+  }
+
+  // MARK: - History
+
+  /// Reverts the last undo step, as the store does. Returns the new entry's seq, or `nil`.
+  ///
+  /// The tool has no app code, so it cannot repair view state that points at a missing entity;
+  /// the app repairs it when it next opens the database.
+  public func undo() throws -> Int64? {
+    try write { db, history in try history.undo(db)?.seq }
+  }
+
+  /// Reapplies the last undone step. Returns the new entry's seq, or `nil`.
+  public func redo() throws -> Int64? {
+    try write { db, history in try history.redo(db)?.seq }
+  }
+
+  /// Sets the whole state to what it was right after `seq`, as one undoable `restore` entry.
+  ///
+  /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log.
+  /// - Complexity: the state's size plus at most half the snapshot spacing of log entries.
+  @discardableResult
+  public func restore(to seq: Int64) throws -> Int64 {
+    try write { db, history in
+      let target = try history.rows(at: seq, db)
+      let changes = try StateRows(db, catalog: history.tables).changes(to: target)
+      return try history.append(
+        LogEntry(kind: .restore, action: "restore", payload: #"{"to":\#(seq)}"#, changes: changes, undo: .step(group: nil)),
+        db)
+    }
+  }
+
+  /// Sets the whole state to a labelled snapshot's, as one undoable `restore` entry.
+  ///
+  /// - Throws: ``RewindError/Code/snapshotLabel`` if there is no snapshot with that label.
+  @discardableResult
+  public func restore(snapshot label: String) throws -> Int64 {
+    try write { db, history in
+      guard let json = try String.fetchOne(db, sql: "SELECT rows FROM snapshots WHERE label = ?", arguments: [label])
+      else {
+        throw RewindError(.snapshotLabel, "there is no snapshot labelled \(label)")
+      }
+      let target = try StateRows(json: json, catalog: history.tables)
+      let changes = try StateRows(db, catalog: history.tables).changes(to: target)
+      var payload = #"{"snapshot":"#
+      JSONText.appendString(label, to: &payload)
+      payload += "}"
+      return try history.append(
+        LogEntry(kind: .restore, action: "restore", payload: payload, changes: changes, undo: .step(group: nil)), db)
+    }
+  }
+
+  /// Stores the current state as a snapshot named `label`. Returns the seq it was taken at.
+  ///
+  /// - Throws: ``RewindError/Code/snapshotLabel`` if the label is empty or already used.
+  @discardableResult
+  public func snapshot(label: String) throws -> Int64 {
+    guard !label.isEmpty else { throw RewindError(.snapshotLabel, "a snapshot label cannot be empty") }
+    return try write { db, history in
+      if try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [label]) == true {
+        throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
+      }
+      try history.takeSnapshot(kind: "manual", label: label, db)
+      return history.lastSeq
+    }
+  }
+
+  /// The snapshots, oldest first.
+  public func snapshots() throws -> [SnapshotInfo] {
+    try queue.read { db in try HistoryLog.snapshots(db) }
+  }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import Rewind
+
+struct Undo: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Revert the last undo step, as the app would; recorded in the log.")
+  @OptionGroup var database: DatabaseArgument
+  func run() throws {
+    guard let seq = try database.open().undo() else { throw CLIError("nothing to undo") }
+    print("\(seq) undo")
+  }
+}
+
+struct Redo: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Reapply the last undone step, as the app would; recorded in the log.")
+  @OptionGroup var database: DatabaseArgument
+  func run() throws {
+    guard let seq = try database.open().redo() else { throw CLIError("nothing to redo") }
+    print("\(seq) redo")
+  }
+}
+
+struct Snapshot: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Save the current state as a named checkpoint.")
+  @OptionGroup var database: DatabaseArgument
+  @Option(help: "The snapshot's name, unique in the database.") var label: String
+  func run() throws {
+    let seq = try database.open().snapshot(label: label)
+    print("snapshot \"\(label)\" at seq \(seq)")
+  }
+}
+
+struct Restore: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Set the whole state to an earlier seq or a snapshot, as one undoable log entry.",
+    discussion: """
+      Restoring takes time bounded by the spacing of snapshots (taken automatically every \
+      max(1000, rows in the state) entries), not by the length of the log.
+      """)
+  @OptionGroup var database: DatabaseArgument
+  @Option(help: "Restore the state right after this seq.") var to: Int64?
+  @Option(help: "Restore this labelled snapshot.") var snapshot: String?
+
+  func validate() throws {
+    guard (to == nil) != (snapshot == nil) else {
+      throw ValidationError("Give exactly one of --to SEQ and --snapshot NAME.")
+    }
+  }
+
+  func run() throws {
+    let database = try database.open()
+    let seq = try to.map { try database.restore(to: $0) } ?? database.restore(snapshot: snapshot!)
+    print("\(seq) restore")
+  }
+}
+
+struct Import: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Replace the whole state with an exported JSON file, as one undoable log entry.",
+    discussion: "The file is checked first; if anything is wrong, nothing changes.")
+  @OptionGroup var database: DatabaseArgument
+  @Argument(help: ArgumentHelp("A file written by `rewind export`.", valueName: "file")) var file: String
+
+  func run() throws {
+    let json: String
+    do {
+      json = try String(contentsOfFile: file, encoding: .utf8)
+    } catch {
+      throw CLIError("cannot read \(file): \(error.localizedDescription)")
+    }
+    print("\(try database.open().importState(json)) import")
+  }
+}
+
+struct Compact: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Fold history older than the last N entries into a base snapshot and shrink the file.",
+    discussion: "What is kept still undoes, restores and verifies; labelled snapshots are kept.")
+  @OptionGroup var database: DatabaseArgument
+  @Option(help: "How many of the latest log entries to keep.") var keep: Int
+
+  func validate() throws {
+    guard keep >= 0 else { throw ValidationError("--keep must be 0 or more.") }
+  }
+
+  func run() throws {
+    let report = try database.open().compact(keep: keep, progress: Progress(label: "compacting").report)
+    if report.entriesRemoved == 0 {
+      print("Nothing to compact: history already starts after seq \(report.baseSeq).")
+    } else {
+      print(
+        "Folded \(report.entriesRemoved) entries into a base snapshot at seq \(report.baseSeq); "
+          + "\(report.bytesBefore) -> \(report.bytesAfter) bytes.")
+    }
+  }
+}

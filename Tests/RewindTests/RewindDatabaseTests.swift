@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import PropertyBased
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+@MainActor
+struct RewindDatabaseTests {
+  @Test func exportAtAnySeqEqualsTheExportTakenThereAndTheExportAfterRestoring() async {
+    await propertyCheck(count: 15, input: HistoryPropertyTests.sessions) { codes in
+      let directory = try TemporaryDirectory()
+      var session = try RandomSession(path: directory.path("tasks.sqlite"))
+      var exports: [Int64: String] = [:]
+      exports[session.store.lastSeq] = try RewindDatabase(path: session.path).export()
+      for code in codes {
+        try session.perform(code)
+        exports[session.store.lastSeq] = try RewindDatabase(path: session.path).export()
+      }
+      let database = try RewindDatabase(path: session.path)
+      for seq in exports.keys.sorted() {
+        #expect(try database.export(at: seq) == exports[seq], "export at \(seq)")
+      }
+      for seq in exports.keys.sorted().reversed() {
+        try database.restore(to: seq)
+        #expect(try database.export() == exports[seq], "restore to \(seq)")
+      }
+      #expect(try database.verify().isHealthy)
+    }
+  }
+
+  @Test func restoresStartFromTheNearestSnapshotAndAgreeWithEveryOtherAnchor() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    for index in 0..<2_300 {
+      switch index % 4 {
+      case 0: try store.send(.add(title: "Task \(index)"))
+      case 1: try store.send(.rename(id: Int64(index / 4 + 1), title: "Renamed \(index)"))
+      case 2: try store.send(.move(id: Int64(index / 4 + 1), to: 0))
+      default: try store.send(.scroll(Double(index)))
+      }
+    }
+    let database = try RewindDatabase(path: path)
+    let automatic = try database.snapshots().filter { $0.kind == "automatic" }
+    // With fewer rows than 1000, the policy takes one every 1000 entries.
+    #expect(automatic.map(\.seq) == [1_000, 2_000])
+    // Rebuilding seq 1200 from the snapshot at 1000 reads 200 entries; from the head, 1101.
+    try database.queue.read { db in
+      let anchor = try database.history.nearestAnchor(to: 1_200, db)
+      #expect(anchor.distance == 200)
+      let fromSnapshot = try database.history.rows(at: 1_200, from: anchor, db)
+      let fromHead = try database.history.rows(at: 1_200, from: (.head, 1_101), db)
+      let fromOrigin = try database.history.rows(at: 1_200, from: (.origin, 1_200), db)
+      #expect(fromSnapshot == fromHead)
+      #expect(fromSnapshot == fromOrigin)
+    }
+    #expect(try database.verify().isHealthy)
+  }
+
+  @Test func aStoreNoticesWhatTheToolDidAndReloads() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.add(title: "B"))
+    // The tool undoes the last add while the app has the file open.
+    #expect(try RewindDatabase(path: path).undo() != nil)
+    #expect { try store.send(.toggle(id: 2)) } throws: { ($0 as? RewindError)?.code == .externalChange }
+    #expect(store.state.tasks.count == 2)  // not silently overwritten, nor half-applied
+    try store.reload()
+    #expect(store.state.tasks.count == 1)
+    try store.send(.toggle(id: 1))
+    #expect(try RewindDatabase(path: path).verify().isHealthy)
+    #expect(try TasksStore.tasks(path: path).state == store.state)
+  }
+
+  @Test func refusesFilesThatAreNotRewindDatabases() throws {
+    let directory = try TemporaryDirectory()
+    let empty = directory.path("empty.sqlite")
+    _ = try DatabaseQueue(path: empty)
+    #expect { try RewindDatabase(path: empty) } throws: { ($0 as? RewindError)?.code == .notRewindDatabase }
+    #expect { try RewindDatabase(path: directory.path("nope.sqlite")) } throws: {
+      ($0 as? RewindError)?.code == .fileNotFound
+    }
+    #expect(!FileManager.default.fileExists(atPath: directory.path("nope.sqlite")))
+  }
+}
