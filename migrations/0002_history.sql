@@ -23,6 +23,8 @@ CREATE TABLE undo_steps (
   group_key TEXT,
   undone INTEGER NOT NULL DEFAULT 0 CHECK (undone IN (0, 1))
 );
+-- Finding the top of either stack must not scan a long history.
+CREATE INDEX undo_steps_by_stack ON undo_steps(undone, id);
 
 -- Version 1 databases: the initialize entry, and one undo step per entry that changed the
 -- document (any table other than view_state).
