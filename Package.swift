@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Rewind", targets: ["Rewind"]),
     .executable(name: "rewind", targets: ["RewindCLI"]),
     .executable(name: "tasks", targets: ["TasksCLI"]),
+    .executable(name: "rewind-bench", targets: ["RewindBench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -48,6 +49,17 @@ let package = Package(
         "Rewind",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
+    ),
+    // `swift run -c release rewind-bench`: the engine against its baselines, in one run.
+    .executableTarget(
+      name: "RewindBench",
+      dependencies: [
+        "Rewind", "TasksExample",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: [.swiftLanguageMode(.v5)]
     ),
     .testTarget(
       name: "RewindTests",

@@ -13,24 +13,25 @@ ALTER TABLE action_log ADD COLUMN kind TEXT NOT NULL DEFAULT 'action'
 -- new action drops the redo stack), so this is not a foreign key.
 ALTER TABLE action_log ADD COLUMN step INTEGER;
 ALTER TABLE action_log ADD COLUMN group_key TEXT;
-CREATE INDEX action_log_by_step ON action_log(step) WHERE step IS NOT NULL;
 
--- The undo and redo stacks. A step's id is the seq of its first entry. Steps with
--- undone = 0 form the undo stack (top: the largest id); steps with undone = 1 form the redo
--- stack (top: the smallest id). A new step drops the redo stack; its entries stay in the log.
+-- The undo and redo stacks. A step's id is the seq of its first entry and last_seq the seq of
+-- its last, so its entries are found by a short rowid range scan. Steps with undone = 0 form
+-- the undo stack (top: the largest id); steps with undone = 1 form the redo stack (top: the
+-- smallest id). Undone steps are always the ones with the largest ids (undo takes the top of
+-- the undo stack; a new step first drops the redo stack), so both tops are rowid look-ups and
+-- no index is needed. A dropped step's entries stay in the log.
 CREATE TABLE undo_steps (
   id INTEGER PRIMARY KEY,
+  last_seq INTEGER NOT NULL,
   group_key TEXT,
   undone INTEGER NOT NULL DEFAULT 0 CHECK (undone IN (0, 1))
 );
--- Finding the top of either stack must not scan a long history.
-CREATE INDEX undo_steps_by_stack ON undo_steps(undone, id);
 
 -- Version 1 databases: the initialize entry, and one undo step per entry that changed the
 -- document (any table other than view_state).
 UPDATE action_log SET kind = 'initialize' WHERE action = 'initialize';
-INSERT INTO undo_steps (id)
-  SELECT seq FROM action_log
+INSERT INTO undo_steps (id, last_seq)
+  SELECT seq, seq FROM action_log
   WHERE kind = 'action'
     AND EXISTS (SELECT 1 FROM json_each(changes) WHERE json_extract(value, '$.table') <> 'view_state');
 UPDATE action_log SET step = seq WHERE seq IN (SELECT id FROM undo_steps);

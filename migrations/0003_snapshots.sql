@@ -3,7 +3,7 @@
 -- Full copies of the state tables as they were right after `seq`, as JSON:
 --   {"list_entries":[{row}, ...], "tasks":[...], "view_state":[...]}
 --   manual     taken with a label (`rewind snapshot --label NAME`)
---   automatic  taken after max(1000, row_count of the previous snapshot) log entries, so
+--   automatic  taken after max(1000, rows in the state) log entries since the last one, so
 --              that restoring any seq reads a bounded number of entries, and the cost of
 --              taking them, spread over the actions between them, stays flat
 --   base       the state compaction folded older history into; history starts here

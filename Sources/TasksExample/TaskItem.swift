@@ -20,6 +20,20 @@ public struct TaskItem: Entity {
     case isDone = "done"
   }
 
+  // Hand-written row coding: GRDB's Codable-based default works too, but this is several
+  // times faster, which shows when a database of 100,000 tasks opens.
+  public init(row: Row) throws {
+    id = row["id"]
+    title = row["title"]
+    isDone = row["done"]
+  }
+
+  public func encode(to container: inout PersistenceContainer) throws {
+    container["id"] = id
+    container["title"] = title
+    container["done"] = isDone
+  }
+
   public static func createTable(_ db: Database) throws {
     try db.create(table: databaseTableName) { t in
       t.primaryKey("id", .integer)

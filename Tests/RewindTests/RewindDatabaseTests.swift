@@ -44,8 +44,14 @@ struct RewindDatabaseTests {
     }
     let database = try RewindDatabase(path: path)
     let automatic = try database.snapshots().filter { $0.kind == "automatic" }
-    // With fewer rows than 1000, the policy takes one every 1000 entries.
-    #expect(automatic.map(\.seq) == [1_000, 2_000])
+    // The policy waits max(1000, rows in the state) entries: 1000 while the state is small,
+    // then as many entries as the state has rows (tasks, two lists, three view rows).
+    #expect(automatic.first?.seq == 1_000)
+    #expect(automatic.count == 2)
+    let rowsAtSecond = try DatabaseQueue(path: path).read { db in
+      try Int.fetchOne(db, sql: "SELECT row_count FROM snapshots WHERE seq = ?", arguments: [automatic[1].seq])!
+    }
+    #expect(automatic[1].seq - automatic[0].seq == max(1_000, Int64(rowsAtSecond)))
     // Rebuilding seq 1200 from the snapshot at 1000 reads 200 entries; from the head, 1101.
     try database.queue.read { db in
       let anchor = try database.history.nearestAnchor(to: 1_200, db)

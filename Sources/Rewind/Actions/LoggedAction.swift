@@ -1,3 +1,5 @@
+import Foundation
+
 /// An action the store can send and log.
 ///
 /// Actions are `Codable` so that each one is written to `action_log` with its payload as JSON.
@@ -10,8 +12,11 @@
 /// }
 /// ```
 public protocol LoggedAction: Codable, Sendable {
-  /// The action's name in `action_log.action`. By default, the enum case's name.
-  var name: String { get }
+  /// A name for `action_log.action` other than the default, or `nil` (the default).
+  ///
+  /// By default an action is logged under the first key of its JSON payload, which for an
+  /// enum with synthesized `Codable` is the case name: `.add(title:)` is logged as `add`.
+  var customName: String? { get }
 
   /// Consecutive actions with the same group key form one undo step, like typing into one
   /// field. `nil` (the default) makes each action its own step.
@@ -25,15 +30,21 @@ public protocol LoggedAction: Codable, Sendable {
 }
 
 extension LoggedAction {
+  public var customName: String? { nil }
   public var undoGroup: String? { nil }
   public var isUndoable: Bool { true }
 
+  /// The action's name in `action_log.action`: ``customName``, or else the first key of its
+  /// JSON encoding (the case name of an enum with synthesized `Codable`).
   public var name: String {
-    // An enum case with associated values reflects as one child labelled with the case name;
-    // a case without them describes itself as its name.
-    if let label = Mirror(reflecting: self).children.first?.label, Mirror(reflecting: self).displayStyle == .enum {
-      return label
-    }
-    return String(describing: self)
+    if let customName { return customName }
+    let payload = (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    return Self.logName(customName: nil, payload: payload)
+  }
+
+  /// The name to log for an action with this payload. The store calls it with the payload it
+  /// already encoded, so naming costs no reflection and no second encoding.
+  static func logName(customName: String?, payload: String) -> String {
+    customName ?? JSONObjectMembers.firstKey(payload) ?? String(describing: Self.self)
   }
 }

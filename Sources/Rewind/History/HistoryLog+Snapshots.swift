@@ -31,10 +31,10 @@ extension HistoryLog {
   /// The fewest log entries between automatic snapshots.
   ///
   /// The store and the tool take an automatic snapshot once `max(minimumSnapshotSpacing,
-  /// rows in the previous snapshot)` entries were logged since the last one. Restoring or
-  /// exporting any seq then reads at most that many entries from the nearest snapshot, plus the
-  /// state itself; and since a snapshot costs time in proportion to the rows it copies, its
-  /// cost spread over the actions between snapshots stays constant as the state grows.
+  /// rows in the state)` entries were logged since the last one. Restoring or exporting any
+  /// seq then reads at most that many entries from the nearest snapshot, plus the state
+  /// itself; and since a snapshot costs time in proportion to the rows it copies, its cost
+  /// spread over the actions between snapshots stays constant as the state grows.
   static let minimumSnapshotSpacing: Int64 = 1_000
 
   /// The anchor with the fewest log entries between it and `seq`.
@@ -104,15 +104,12 @@ extension HistoryLog {
     try db.execute(
       sql: "INSERT INTO snapshots (label, seq, kind, row_count, rows) VALUES (?, ?, ?, ?, ?)",
       arguments: [label, seq, kind, count, rows.json()])
-    if seq >= lastSnapshotSeq {
-      lastSnapshotSeq = seq
-      lastSnapshotRows = Int64(count)
-    }
+    if seq >= lastSnapshotSeq { lastSnapshotSeq = seq }
   }
 
-  /// Whether the automatic policy wants a snapshot now.
-  var wantsAutomaticSnapshot: Bool {
-    lastSeq - lastSnapshotSeq >= max(Self.minimumSnapshotSpacing, lastSnapshotRows)
+  /// Whether the automatic policy wants a snapshot now, for a state of `rows` rows.
+  func wantsAutomaticSnapshot(rows: Int) -> Bool {
+    lastSeq - lastSnapshotSeq >= max(Self.minimumSnapshotSpacing, Int64(rows))
   }
 
   /// The snapshots, oldest first.

@@ -26,8 +26,6 @@ struct HistoryLog {
   private(set) var baseSeq: Int64 = 0
   /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
   var lastSnapshotSeq: Int64 = 0
-  /// The number of rows in that snapshot.
-  var lastSnapshotRows: Int64 = 0
 
   init(_ db: Database) throws {
     tables = try TableCatalog(db)
@@ -37,8 +35,18 @@ struct HistoryLog {
   /// Reads the position back from the database.
   mutating func reload(_ db: Database) throws {
     lastSeq = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
-    nextUndo = try Int64.fetchOne(db, sql: "SELECT max(id) FROM undo_steps WHERE undone = 0")
-    nextRedo = try Int64.fetchOne(db, sql: "SELECT min(id) FROM undo_steps WHERE undone = 1")
+    // Undone steps are the ones with the largest ids: walk down from the top while undone.
+    nextUndo = nil
+    nextRedo = nil
+    let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
+    while let step = try steps.next() {
+      if step["undone"] as Bool {
+        nextRedo = step["id"]
+      } else {
+        nextUndo = step["id"]
+        break
+      }
+    }
     lastStep = nil
     openGroup = nil
     // The group stays open if the last entry that touched the undo stacks is a grouped action
@@ -59,9 +67,7 @@ struct HistoryLog {
     }
     try tables.reload(db)
     baseSeq = try Int64.fetchOne(db, sql: "SELECT value FROM rewind_meta WHERE key = 'base_seq'") ?? 0
-    let latest = try Row.fetchOne(db, sql: "SELECT seq, row_count FROM snapshots ORDER BY seq DESC LIMIT 1")
-    lastSnapshotSeq = latest?["seq"] ?? baseSeq
-    lastSnapshotRows = latest?["row_count"] ?? 0
+    lastSnapshotSeq = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM snapshots") ?? baseSeq
   }
 
   var canUndo: Bool { nextUndo != nil }
@@ -74,7 +80,7 @@ struct HistoryLog {
   /// - Throws: ``RewindError/Code/externalChange`` if another connection appended entries
   ///   since this log was loaded: writing now would overwrite what it did.
   mutating func append(_ entry: LogEntry, _ db: Database) throws -> Int64 {
-    let seq = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0) + 1
+    let seq = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM action_log")) ?? 0) + 1
     guard seq == lastSeq + 1 else {
       throw RewindError(
         .externalChange,
@@ -88,18 +94,22 @@ struct HistoryLog {
       break
     case .joinLastStep:
       step = lastStep
+      if let step {
+        try db.cachedStatement(sql: "UPDATE undo_steps SET last_seq = ? WHERE id = ?").execute(arguments: [seq, step])
+      }
     case .step(let group):
       guard entry.changesDocument else { break }
-      if nextRedo != nil {
-        try db.execute(sql: "DELETE FROM undo_steps WHERE undone = 1")
+      if let redo = nextRedo {
+        try db.execute(sql: "DELETE FROM undo_steps WHERE id >= ?", arguments: [redo])
         nextRedo = nil
       }
       if let group, let open = openGroup, open.key == group {
         step = open.step
+        try db.cachedStatement(sql: "UPDATE undo_steps SET last_seq = ? WHERE id = ?").execute(arguments: [seq, open.step])
       } else {
         step = seq
-        try db.cachedStatement(sql: "INSERT INTO undo_steps (id, group_key) VALUES (?, ?)")
-          .execute(arguments: [seq, group])
+        try db.cachedStatement(sql: "INSERT INTO undo_steps (id, last_seq, group_key) VALUES (?, ?, ?)")
+          .execute(arguments: [seq, seq, group])
         nextUndo = seq
       }
       openGroup = group.map { (step!, $0) }
@@ -131,9 +141,9 @@ struct HistoryLog {
     let changes = try changesRestoring(try netChanges(ofStep: step, db), .backward, db)
     let seq = try append(
       LogEntry(kind: .undo, action: "undo", payload: #"{"step":\#(step)}"#, changes: changes, undo: .none), db)
-    try db.execute(sql: "UPDATE undo_steps SET undone = 1 WHERE id = ?", arguments: [step])
+    try db.cachedStatement(sql: "UPDATE undo_steps SET undone = 1 WHERE id = ?").execute(arguments: [step])
     nextRedo = step
-    nextUndo = try Int64.fetchOne(db, sql: "SELECT max(id) FROM undo_steps WHERE undone = 0")
+    nextUndo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM undo_steps WHERE id < ?"), arguments: [step])
     return (seq, changes)
   }
 
@@ -144,9 +154,9 @@ struct HistoryLog {
     let changes = try changesRestoring(try netChanges(ofStep: step, db), .forward, db)
     let seq = try append(
       LogEntry(kind: .redo, action: "redo", payload: #"{"step":\#(step)}"#, changes: changes, undo: .none), db)
-    try db.execute(sql: "UPDATE undo_steps SET undone = 0 WHERE id = ?", arguments: [step])
+    try db.cachedStatement(sql: "UPDATE undo_steps SET undone = 0 WHERE id = ?").execute(arguments: [step])
     nextUndo = step
-    nextRedo = try Int64.fetchOne(db, sql: "SELECT min(id) FROM undo_steps WHERE undone = 1")
+    nextRedo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(id) FROM undo_steps WHERE id > ?"), arguments: [step])
     return (seq, changes)
   }
 
@@ -154,7 +164,13 @@ struct HistoryLog {
   func netChanges(ofStep step: Int64, _ db: Database) throws -> [RowChange] {
     var net = NetChanges()
     let texts = try String.fetchCursor(
-      db, sql: "SELECT changes FROM action_log WHERE step = ? ORDER BY seq", arguments: [step])
+      db.cachedStatement(
+        sql: """
+          SELECT changes FROM action_log
+          WHERE seq BETWEEN ? AND (SELECT last_seq FROM undo_steps WHERE id = ?) AND step = ?
+          ORDER BY seq
+          """),
+      arguments: [step, step, step])
     while let text = try texts.next() {
       for change in try RowChange.decodeJSON(text) { net.add(change) }
     }
@@ -231,20 +247,27 @@ struct HistoryLog {
 
   /// The undo and redo stacks, at most `limit` steps each.
   static func stacks(_ db: Database, limit: Int = 20) throws -> HistoryStacks {
-    func steps(undone: Bool) throws -> [HistoryStep] {
-      let ids = try Int64.fetchAll(
-        db,
-        sql: "SELECT id FROM undo_steps WHERE undone = ? ORDER BY id \(undone ? "ASC" : "DESC") LIMIT ?",
-        arguments: [undone, limit])
-      return try ids.map { id in
-        let rows = try Row.fetchAll(
-          db, sql: "SELECT seq, action, group_key FROM action_log WHERE step = ? ORDER BY seq", arguments: [id])
-        return HistoryStep(
-          id: id, actions: rows.map { $0["action"] }, seqs: rows.map { $0["seq"] },
-          groupKey: rows.first?["group_key"])
-      }
+    // Walk down from the largest id: first the undone steps (the redo stack), then the undo
+    // stack, so a long history is never scanned.
+    var redo: [Int64] = []
+    var undo: [Int64] = []
+    let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
+    while undo.count < limit, let step = try steps.next() {
+      if step["undone"] as Bool { redo.append(step["id"]) } else { undo.append(step["id"]) }
     }
-    return HistoryStacks(undo: try steps(undone: false), redo: try steps(undone: true))
+    func step(_ id: Int64) throws -> HistoryStep {
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT seq, action, group_key FROM action_log
+          WHERE seq BETWEEN ? AND (SELECT last_seq FROM undo_steps WHERE id = ?) AND step = ?
+          ORDER BY seq
+          """,
+        arguments: [id, id, id])
+      return HistoryStep(
+        id: id, actions: rows.map { $0["action"] }, seqs: rows.map { $0["seq"] }, groupKey: rows.first?["group_key"])
+    }
+    return HistoryStacks(undo: try undo.map(step), redo: try redo.reversed().prefix(limit).map(step))
   }
 }
 

@@ -86,8 +86,8 @@ final class Repository<State: PersistentState> {
 
   /// Takes an automatic snapshot when the policy wants one. A failure here loses nothing (the
   /// snapshot only speeds up restores), so it is left for the next commit to retry.
-  func takeAutomaticSnapshotIfDue() {
-    guard history.wantsAutomaticSnapshot else { return }
+  func takeAutomaticSnapshotIfDue(_ state: State) {
+    guard history.wantsAutomaticSnapshot(rows: schema.rowCount(of: state)) else { return }
     try? write { db, history in try history.takeSnapshot(kind: "automatic", label: nil, db) }
   }
 

@@ -47,6 +47,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
   }
 
+  func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
+
   func owns(_ change: RowChange) -> Bool { change.table == table }
 
   func apply(_ change: RowChange, _ direction: ChangeDirection, to root: inout Root) throws {

@@ -25,11 +25,12 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
       db, sql: "SELECT id, position FROM list_entries WHERE list = ? ORDER BY position, id",
       arguments: [name])
     while let row = try rows.next() {
-      let position: String = row["position"]
-      guard let id = ID.fromDatabaseValue(row["id"]), PositionKey.isValid(position) else {
+      guard let id = ID.fromDatabaseValue(row[0]), let position = String.fromDatabaseValue(row[1]),
+        PositionKey.isValid(position)
+      else {
         throw RewindError(.corruptData, "list \(name) has an invalid entry: \(row)")
       }
-      list.setPosition(position, of: id)
+      list.loadPosition(position, of: id)
     }
     root[keyPath: keyPath] = list
   }
@@ -54,6 +55,8 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     }
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
   }
+
+  func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
 
   func owns(_ change: RowChange) -> Bool {
     change.table == Self.table && change.key["list"] == name.databaseValue

@@ -65,6 +65,8 @@ protocol StatePart<Root> {
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws
   /// Appends one inserted row per row this part holds in `root`.
   func rows(of root: Root, into changes: inout [RowChange]) throws
+  /// How many rows this part holds in `root`. - Complexity: O(1).
+  func rowCount(of root: Root) -> Int
   /// Whether `change` is a row of this part.
   func owns(_ change: RowChange) -> Bool
   /// Makes `root` reflect `change` in `direction`, without recording it as a change.
@@ -88,6 +90,10 @@ extension StateSchema {
     var changes: [RowChange] = []
     for part in parts { try part.takeChanges(from: &root, into: &changes) }
     return changes
+  }
+
+  func rowCount(of root: Root) -> Int {
+    parts.reduce(0) { $0 + $1.rowCount(of: root) }
   }
 
   func rows(of root: Root) throws -> [RowChange] {

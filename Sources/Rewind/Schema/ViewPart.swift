@@ -64,6 +64,8 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     }
   }
 
+  func rowCount(of root: Root) -> Int { currentRows.count }
+
   func owns(_ change: RowChange) -> Bool {
     guard change.table == Self.table, let path = change.key["path"].flatMap(String.fromDatabaseValue)
     else { return false }
@@ -140,6 +142,16 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
 /// Splits the text of a JSON object into its members' keys and value texts, byte for byte.
 enum JSONObjectMembers {
+  /// The first key of a JSON object's text, when it needs no unescaping.
+  static func firstKey(_ text: String) -> String? {
+    var utf8 = text.utf8[...]
+    guard utf8.popFirst() == UInt8(ascii: "{"), utf8.popFirst() == UInt8(ascii: "\"") else { return nil }
+    guard let end = utf8.firstIndex(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
+      utf8[end] == UInt8(ascii: "\"")
+    else { return nil }
+    return String(utf8[..<end])
+  }
+
   static func split(_ text: String) -> [String: String]? {
     let bytes = Array(text.utf8)
     guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }

@@ -125,6 +125,22 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     if let key { place(Entry(key: key, id: id)) }
   }
 
+  /// Appends `id` with `key` without recording a change, when `key` sorts after every member
+  /// (loading rows read in order); otherwise places it where it belongs.
+  mutating func loadPosition(_ key: String, of id: ID) {
+    let entry = Entry(key: key, id: id)
+    guard keys[id] == nil, let last = chunks.last?.last, last.precedes(entry) else {
+      return setPosition(key, of: id)
+    }
+    keys[id] = key
+    // Fill chunks to half capacity, leaving room for inserts.
+    if chunks[chunks.count - 1].count < Self.chunkCapacity / 2 {
+      chunks[chunks.count - 1].append(entry)
+    } else {
+      chunks.append([entry])
+    }
+  }
+
   /// The (id, key before, key after) of every member the current action changed, and resets
   /// tracking for the next action.
   mutating func takeChanges() -> [(id: ID, before: String?, after: String?)] {

@@ -61,12 +61,16 @@ enum PositionKey {
 
   /// Whether `key` is a well-formed position key (used to check keys read from files).
   static func isValid(_ key: String) -> Bool {
-    let bytes = Array(key.utf8)
+    let bytes = key.utf8
     guard let head = bytes.first, let length = integerLength(head), bytes.count >= length
     else { return false }
-    guard bytes.allSatisfy({ digitIndex($0) != nil }) else { return false }
+    var last = head
+    for byte in bytes {
+      guard digitIndex(byte) != nil else { return false }
+      last = byte
+    }
     // A fraction never ends with the zero digit: keys would not be unique between neighbours.
-    return bytes.count == length || bytes.last != zero
+    return bytes.count == length || last != zero
   }
 
   // MARK: - Implementation

@@ -3,13 +3,13 @@ import GRDB
 extension Store {
   /// Whether there is an undo step to revert.
   public var canUndo: Bool {
-    registrar.access(self, keyPath: \.canUndo)
+    registrar.access(self, keyPath: historyKeyPath)
     return repository.history.canUndo
   }
 
   /// Whether there is an undone step to reapply.
   public var canRedo: Bool {
-    registrar.access(self, keyPath: \.canRedo)
+    registrar.access(self, keyPath: historyKeyPath)
     return repository.history.canRedo
   }
 
@@ -86,7 +86,7 @@ extension Store {
       }
       if seq != nil {
         didCommit()
-        repository.takeAutomaticSnapshotIfDue()
+        repository.takeAutomaticSnapshotIfDue(current)
       }
       return seq
     } catch {

@@ -39,6 +39,9 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     return encoder
   }()
   let registrar = ObservationRegistrar()
+  // Key paths into a generic class are built at run time on each use: build them once.
+  let stateKeyPath = \Store.state
+  let historyKeyPath = \Store.lastSeq
 
   /// Opens the database at `path`, creating and setting it up if it does not exist.
   ///
@@ -71,13 +74,13 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
 
   /// The current state: always the last committed one.
   public var state: State {
-    registrar.access(self, keyPath: \.state)
+    registrar.access(self, keyPath: stateKeyPath)
     return current
   }
 
   /// The seq of the last log entry.
   public var lastSeq: Int64 {
-    registrar.access(self, keyPath: \.lastSeq)
+    registrar.access(self, keyPath: historyKeyPath)
     return repository.history.lastSeq
   }
 
@@ -95,8 +98,9 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     do {
       payload = String(decoding: try encoder.encode(action), as: UTF8.self)
     } catch {
-      throw RewindError(.commitFailed, "action \(action.name) could not be encoded as JSON", underlying: error)
+      throw RewindError(.commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)
     }
+    let name = Action.logName(customName: action.customName, payload: payload)
     // Reduce in place: no copy of the state is kept, so no collection is copied on write.
     reducer.reduce(into: &current, action: action)
     let changes: [RowChange]
@@ -105,10 +109,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     } catch {
       // The changes could not be read back; the database still holds the committed state.
       current = try repository.load(current)
-      throw RewindError(.commitFailed, "the changes made by \(action.name) could not be encoded", underlying: error)
+      throw RewindError(.commitFailed, "the changes made by \(name) could not be encoded", underlying: error)
     }
     let entry = LogEntry(
-      kind: .action, action: action.name, payload: payload, changes: changes,
+      kind: .action, action: name, payload: payload, changes: changes,
       undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
     let seq: Int64
     do {
@@ -116,10 +120,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     } catch {
       try repository.schema.apply(changes, .backward, to: &current)
       if case RewindError.Code.externalChange = error { throw error }
-      throw RewindError(.commitFailed, "committing \(action.name) failed; the state is unchanged", underlying: error)
+      throw RewindError(.commitFailed, "committing \(name) failed; the state is unchanged", underlying: error)
     }
     didCommit()
-    repository.takeAutomaticSnapshotIfDue()
+    repository.takeAutomaticSnapshotIfDue(current)
     return seq
   }
 
@@ -135,11 +139,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     didCommit()
   }
 
-  /// Tells observers that a commit moved the state and the history.
+  /// Tells observers that a commit moved the state and the history. (``canUndo`` and
+  /// ``canRedo`` change only with a commit; they are observed through ``lastSeq``.)
   func didCommit() {
-    registrar.withMutation(of: self, keyPath: \.state) {}
-    registrar.withMutation(of: self, keyPath: \.lastSeq) {}
-    registrar.withMutation(of: self, keyPath: \.canUndo) {}
-    registrar.withMutation(of: self, keyPath: \.canRedo) {}
+    registrar.withMutation(of: self, keyPath: stateKeyPath) {}
+    registrar.withMutation(of: self, keyPath: historyKeyPath) {}
   }
 }

@@ -79,8 +79,16 @@ public final class RewindDatabase {
 
   /// Takes an automatic snapshot when the policy says so (see ``HistoryLog/minimumSnapshotSpacing``).
   func takeAutomaticSnapshotIfDue() throws {
-    guard history.wantsAutomaticSnapshot else { return }
-    try queue.write { db in try history.takeSnapshot(kind: "automatic", label: nil, db) }
+    // Counting rows costs a scan; do it only once enough entries make a snapshot possible.
+    guard history.wantsAutomaticSnapshot(rows: 0) else { return }
+    try queue.write { db in
+      let rows = try history.tables.tableNames.reduce(0) {
+        $0 + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0)
+      }
+      if history.wantsAutomaticSnapshot(rows: rows) {
+        try history.takeSnapshot(kind: "automatic", label: nil, db)
+      }
+    }
   }
 
   // MARK: - History

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Monotonic time in nanoseconds.
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Samples of one measurement, in microseconds.
+struct Samples {
+  var values: [Double] = []
+
+  @discardableResult
+  mutating func time<T>(_ body: () throws -> T) rethrows -> T {
+    let start = now()
+    let result = try body()
+    values.append(Double(now() - start) / 1_000)
+    return result
+  }
+
+  var median: Double { percentile(0.5) }
+  var p99: Double { percentile(0.99) }
+  var perSecond: Double { values.isEmpty ? 0 : Double(values.count) / (values.reduce(0, +) / 1_000_000) }
+
+  func percentile(_ p: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+  }
+}
+
+/// Peak resident memory of this process so far, in MiB.
+func peakResidentMiB() -> Double {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  return Double(usage.ru_maxrss) / 1024  // Linux reports KiB
+}
+
+/// A fresh temporary file path; the file and its WAL are removed by `cleanUp`.
+func temporaryDatabase(_ name: String) -> String {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-\(getpid())")
+  try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  let path = directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).sqlite").path
+  return path
+}
+
+func fileSize(_ path: String) -> Int64 {
+  ["", "-wal"].reduce(0) { total, suffix in
+    total + (((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? NSNumber)?.int64Value ?? 0)
+  }
+}
+
+func removeDatabase(_ path: String) {
+  for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+
+/// Progress on stderr, so the table on stdout stays clean.
+func note(_ message: String) {
+  let begin = started  // a lazy global: read it before the clock
+  let seconds = Double(now() - begin) / 1e9
+  FileHandle.standardError.write(Data("[\(String(format: "%7.1f", seconds))s] \(message)\n".utf8))
+}
+
+let started = now()

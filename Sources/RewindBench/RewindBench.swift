@@ -1,0 +1,247 @@
+import ArgumentParser
+import Foundation
+import GRDB
+@_spi(Benchmarks) import Rewind
+import TasksExample
+
+@main
+struct RewindBench: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rewind-bench",
+    abstract: "Measure the engine against the SQLite floor and the naive design, in one run.",
+    discussion: """
+      Run it in release: swift run -c release rewind-bench. Every workload runs on a fresh \
+      database file (WAL, synchronous=NORMAL). The table goes to stdout, progress to stderr.
+      """)
+
+  @Flag(help: "Smaller sizes; finishes in under three minutes on two cores.") var quick = false
+  @Flag(help: "Print one JSON object instead of the table.") var json = false
+  @Option(help: ArgumentHelp("Run one workload only, for profiling: dispatch, undo, open, restore or naive.", visibility: .hidden))
+  var only: String?
+  @Option(help: ArgumentHelp("Run dispatch at this task count only, for profiling.", visibility: .hidden))
+  var size: Int?
+
+  func run() throws {
+    note("rewind-bench (\(quick ? "quick" : "full")) starting")
+    try MainActor.assumeIsolated {
+      var bench = Benchmark(quick: quick)
+      bench.only = only
+      bench.onlySize = size
+      try bench.run()
+      print(json ? bench.results.json() : bench.results.table())
+    }
+  }
+}
+
+@MainActor
+struct Benchmark {
+  let quick: Bool
+  var only: String?
+  var onlySize: Int?
+  var results = Results()
+
+  var dispatchSizes: [Int] { onlySize.map { [$0] } ?? [100, 10_000, 100_000] }
+  var dispatchActions: Int { quick ? 1_200 : 6_000 }
+  var undoLogLengths: [Int] { quick ? [1_000, 100_000] : [1_000, 1_000_000] }
+
+  init(quick: Bool) {
+    self.quick = quick
+    results.machine = Machine.describe()
+    results.mode = quick ? "quick" : "full"
+  }
+
+  mutating func run() throws {
+    func runs(_ name: String) -> Bool { only == nil || only == name }
+    if runs("dispatch") {
+      for size in dispatchSizes {
+        try dispatch(taskCount: size)
+        if size == 100_000 { results.peakRSSMiB = peakResidentMiB() }
+      }
+    }
+    if runs("undo") { try undo() }
+    if runs("open") { try open() }
+    if runs("restore") { try restoreAndExport() }
+    if runs("naive") { for size in dispatchSizes { try naive(taskCount: size) } }
+  }
+
+  // MARK: - Dispatch: engine, floor, engine without persistence
+
+  mutating func dispatch(taskCount: Int) throws {
+    let key = String(taskCount)
+    let initial = Workload.state(taskCount: taskCount)
+
+    note("engine, \(taskCount) tasks: creating the database")
+    let enginePath = temporaryDatabase("engine-\(taskCount)")
+    defer { removeDatabase(enginePath) }
+    var engineSamples = Samples()
+    // Create, close (which checkpoints the WAL into the file), and measure the file; then
+    // reopen for the actions, close, and measure again.
+    _ = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
+    let sizeBefore = fileSize(enginePath)
+    do {
+      let store = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
+      var workload = Workload(taskCount: taskCount)
+      note("engine, \(taskCount) tasks: \(dispatchActions) actions")
+      for index in 0..<dispatchActions {
+        let action = workload.action(index)
+        try engineSamples.time { try store.send(action) }
+      }
+    }
+    if taskCount == 10_000 {
+      results.bytesPerAction = Double(fileSize(enginePath) - sizeBefore) / Double(dispatchActions)
+    }
+    results.engine[key] = engineSamples
+
+    note("floor, \(taskCount) tasks")
+    let floorPath = temporaryDatabase("floor-\(taskCount)")
+    defer { removeDatabase(floorPath) }
+    _ = try TasksStore(path: floorPath, initialState: initial, reducer: TasksReducer())
+    var floorSamples = Samples()
+    do {
+      let floor = try Floor(path: floorPath, state: initial)
+      var workload = Workload(taskCount: taskCount)
+      for index in 0..<dispatchActions {
+        let action = workload.action(index)
+        try floorSamples.time { try floor.perform(action) }
+      }
+    }
+    results.floor[key] = floorSamples
+
+    note("engine without persistence, \(taskCount) tasks")
+    var state = initial
+    let recorder = try StateRecorder(&state)
+    var offSamples = Samples()
+    var workload = Workload(taskCount: taskCount)
+    let reducer = TasksReducer()
+    for index in 0..<dispatchActions {
+      let action = workload.action(index)
+      _ = try offSamples.time { try recorder.reduce(reducer, action, &state) }
+    }
+    results.engineWithoutPersistence[key] = offSamples
+  }
+
+  // MARK: - Naive: the whole state as JSON on every action
+
+  mutating func naive(taskCount: Int) throws {
+    let actions = taskCount >= 100_000 ? (quick ? 10 : 40) : taskCount >= 10_000 ? (quick ? 60 : 300) : (quick ? 300 : 1_000)
+    note("naive, \(taskCount) tasks: \(actions) actions")
+    let path = temporaryDatabase("naive-\(taskCount)")
+    defer { removeDatabase(path) }
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+    let queue = try DatabaseQueue(path: path, configuration: configuration)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA journal_mode = WAL")
+      try db.execute(sql: "CREATE TABLE app_state (id INTEGER PRIMARY KEY, json TEXT NOT NULL)")
+      try db.execute(sql: "CREATE TABLE action_log (seq INTEGER PRIMARY KEY, action TEXT, payload TEXT)")
+    }
+    var state = Workload.state(taskCount: taskCount)
+    let reducer = TasksReducer()
+    let encoder = JSONEncoder()
+    var workload = Workload(taskCount: taskCount)
+    var samples = Samples()
+    for index in 0..<actions {
+      let action = workload.action(index)
+      try samples.time {
+        reducer.reduce(into: &state, action: action)
+        let document = NaiveDocument(
+          tasks: Array(state.tasks.values), allTasks: state.allTasks.ids, favorited: state.favorited.ids, view: state.view)
+        let json = String(decoding: try encoder.encode(document), as: UTF8.self)
+        let payload = String(decoding: try encoder.encode(action), as: UTF8.self)
+        try queue.write { db in
+          try db.execute(sql: "INSERT OR REPLACE INTO app_state (id, json) VALUES (1, ?)", arguments: [json])
+          try db.execute(sql: "INSERT INTO action_log (action, payload) VALUES (?, ?)", arguments: [action.name, payload])
+        }
+      }
+    }
+    results.naive[String(taskCount)] = samples
+  }
+
+  struct NaiveDocument: Encodable {
+    var tasks: [TaskItem]
+    var allTasks: [Int64]
+    var favorited: [Int64]
+    var view: TasksViewState
+  }
+
+  // MARK: - Undo and redo with short and long logs
+
+  mutating func undo() throws {
+    for length in undoLogLengths {
+      note("undo: building a log of \(length) entries")
+      let path = temporaryDatabase("undo-\(length)")
+      defer { removeDatabase(path) }
+      let store = try TasksStore(path: path, initialState: Workload.state(taskCount: 100), reducer: TasksReducer())
+      var random = SplitMix64(seed: 11)
+      for index in 0..<length {
+        try store.send(.rename(id: Int64(random.next() % 100) + 1, title: "Title \(index)"))
+      }
+      note("undo: measuring with \(store.lastSeq) entries")
+      var undos = Samples()
+      var redos = Samples()
+      for _ in 0..<3 {
+        for _ in 0..<200 { try undos.time { _ = try store.undo() } }
+        for _ in 0..<200 { try redos.time { _ = try store.redo() } }
+      }
+      results.undo[String(length)] = undos
+      results.redo[String(length)] = redos
+    }
+  }
+
+  // MARK: - Open: the engine against reading the same tables raw
+
+  mutating func open() throws {
+    let taskCount = 100_000
+    let logLength = quick ? 5_000 : 50_000
+    note("open: \(taskCount) tasks and \(logLength) more log entries")
+    let path = temporaryDatabase("open")
+    defer { removeDatabase(path) }
+    do {
+      let store = try TasksStore(path: path, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
+      var workload = Workload(taskCount: taskCount)
+      for index in 0..<logLength { try store.send(workload.action(index)) }
+    }
+    var engine = Samples()
+    var raw = Samples()
+    for _ in 0..<5 {
+      try engine.time { _ = try TasksStore.tasks(path: path).state.tasks.count }
+      _ = try raw.time { try Floor.readTables(path: path) }
+    }
+    results.openEngineMs = engine.median / 1_000
+    results.openRawMs = raw.median / 1_000
+  }
+
+  // MARK: - Restore and export to a far seq
+
+  mutating func restoreAndExport() throws {
+    let taskCount = 10_000
+    let logLength = quick ? 4_000 : 12_000
+    note("restore: \(taskCount) tasks, \(logLength) log entries")
+    let path = temporaryDatabase("restore")
+    defer { removeDatabase(path) }
+    do {
+      let store = try TasksStore(path: path, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
+      var workload = Workload(taskCount: taskCount)
+      for index in 0..<logLength { try store.send(workload.action(index)) }
+    }
+    // A far seq: just after the first automatic snapshot, far from the head.
+    let target: Int64 = 1_100
+    for withSnapshots in [true, false] {
+      let copy = temporaryDatabase("restore-copy")
+      defer { removeDatabase(copy) }
+      try FileManager.default.copyItem(atPath: path, toPath: copy)
+      if !withSnapshots {
+        try DatabaseQueue(path: copy).write { try $0.execute(sql: "DELETE FROM snapshots") }
+      }
+      let database = try RewindDatabase(path: copy)
+      var export = Samples()
+      for _ in 0..<3 { _ = try export.time { try database.export(at: target) } }
+      var restore = Samples()
+      try restore.time { _ = try database.restore(to: target) }
+      let key = withSnapshots ? "with_snapshots" : "without_snapshots"
+      results.exportMs[key] = export.median / 1_000
+      results.restoreMs[key] = restore.median / 1_000
+    }
+    results.restoreSetup = "\(taskCount) tasks, \(logLength) entries, to seq \(target)"
+  }
+}
