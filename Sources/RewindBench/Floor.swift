@@ -83,8 +83,20 @@ final class Floor {
     }
     try run(
       "INSERT INTO action_log (seq, kind, action, payload, changes) VALUES (?, 'action', ?, ?, ?)",
-      [.int(seq), .text(action.name), .text(#"{"\#(action.name)":{}}"#), .text(changes)])
+      [.int(seq), .text(Self.name(action)), .text(#"{"\#(Self.name(action))":{}}"#), .text(changes)])
     try execute("COMMIT")
+  }
+
+  static func name(_ action: TasksAction) -> String {
+    switch action {
+    case .add: "add"
+    case .rename: "rename"
+    case .toggle: "toggle"
+    case .move: "move"
+    case .select: "select"
+    case .search: "search"
+    default: "other"
+    }
   }
 
   // MARK: - C API

@@ -38,7 +38,7 @@ extension LoggedAction {
   /// JSON encoding (the case name of an enum with synthesized `Codable`).
   public var name: String {
     if let customName { return customName }
-    let payload = (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    let payload = (try? CompactJSONEncoder.encode(self)) ?? ""
     return Self.logName(customName: nil, payload: payload)
   }
 

@@ -80,12 +80,22 @@ struct HistoryLog {
   /// - Throws: ``RewindError/Code/externalChange`` if another connection appended entries
   ///   since this log was loaded: writing now would overwrite what it did.
   mutating func append(_ entry: LogEntry, _ db: Database) throws -> Int64 {
-    let seq = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM action_log")) ?? 0) + 1
-    guard seq == lastSeq + 1 else {
+    // The entry takes the next seq explicitly. If another process appended since this log was
+    // read, that seq (and the step id equal to it) is taken: the insert fails on its primary
+    // key, the transaction rolls back, and the caller learns it must reload.
+    let seq = lastSeq + 1
+    do {
+      return try append(entry, seq: seq, db)
+    } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+      let actual = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
+      guard actual != lastSeq else { throw error }
       throw RewindError(
         .externalChange,
-        "the database was changed by another process (its log is at seq \(seq - 1), this store is at \(lastSeq)); reopen it to see the changes")
+        "the database was changed by another process (its log is at seq \(actual), this store is at \(lastSeq)); reopen it to see the changes")
     }
+  }
+
+  private mutating func append(_ entry: LogEntry, seq: Int64, _ db: Database) throws -> Int64 {
     try writer.apply(entry.changes, .forward, in: db)
 
     var step: Int64?

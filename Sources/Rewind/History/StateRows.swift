@@ -55,6 +55,10 @@ struct StateRows: Equatable {
 
   /// A deterministic order for keys, comparing columns by name and values as SQLite does.
   static func keyOrder(_ a: Row, _ b: Row) -> Bool {
+    // Keys of one table have the same columns: usually one (an id or a path), or two.
+    if a.count == 1, b.count == 1, let (column, x) = a.first, let y = b[column] {
+      return x != y && DatabaseValue.sqliteOrder(x, y)
+    }
     for column in Set(a.keys).union(b.keys).sorted() {
       let x = a[column] ?? .null
       let y = b[column] ?? .null

@@ -77,7 +77,9 @@ final class Repository<State: PersistentState> {
   /// transaction is rolled back and the log's position is read back from the database.
   func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
     do {
-      return try database.write { db in try body(db, &history) }
+      return try database.writeWithoutTransaction { db in
+        try db.inImmediateTransaction { try body(db, &history) }
+      }
     } catch {
       try? database.read { db in try history.reload(db) }
       throw error

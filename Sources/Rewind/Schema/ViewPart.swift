@@ -14,11 +14,6 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// The value and rows as last written or loaded: what the next change is compared with.
   private var current: V?
   private var currentRows: [String: String] = [:]
-  private let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }()
 
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
     self.keyPath = keyPath
@@ -117,7 +112,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   /// The JSON text of each top-level property of `value`.
   private func encodeRows(_ value: V) throws -> [String: String] {
-    let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+    let text = try CompactJSONEncoder.encode(value)
     guard let members = JSONObjectMembers.split(text) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
     }

@@ -33,11 +33,6 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   var current: State
   private let reducer: any Reducer<State, Action>
   let repository: Repository<State>
-  private let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }()
   let registrar = ObservationRegistrar()
   // Key paths into a generic class are built at run time on each use: build them once.
   let stateKeyPath = \Store.state
@@ -96,7 +91,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   public func send(_ action: Action) throws -> Int64 {
     let payload: String
     do {
-      payload = String(decoding: try encoder.encode(action), as: UTF8.self)
+      payload = try CompactJSONEncoder.encode(action)
     } catch {
       throw RewindError(.commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)
     }

@@ -198,12 +198,10 @@ extension RewindDatabase {
       }
     }
 
-    // View state.
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // View state, written as the store writes it, so an unchanged value is an unchanged row.
     for (path, value) in document.view {
       guard !path.isEmpty else { throw invalid("the view state has an empty path") }
-      let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+      let text = try CompactJSONEncoder.encode(value)
       rows.tables["view_state"]![["path": path.databaseValue]] = ["path": path.databaseValue, "value": text.databaseValue]
     }
     return rows

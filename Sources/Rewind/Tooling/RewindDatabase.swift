@@ -68,7 +68,9 @@ public final class RewindDatabase {
   /// Runs `body` in one write transaction; on failure, rereads the history position.
   func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
     do {
-      let result = try queue.write { db in try body(db, &history) }
+      let result = try queue.writeWithoutTransaction { db in
+        try db.inImmediateTransaction { try body(db, &history) }
+      }
       try takeAutomaticSnapshotIfDue()
       return result
     } catch {

@@ -1,0 +1,242 @@
+import Foundation
+
+/// Encodes `Encodable` values as compact JSON text with sorted keys.
+///
+/// Foundation's `JSONEncoder` costs tens of thousands of instructions for a two-field value on
+/// Linux, and the store encodes every action's payload and every changed view state. This
+/// encoder builds a small tree and writes it in one pass. Its output is what `JSONDecoder`
+/// reads back: `Data` as base64, `URL` as its absolute string, integral doubles without a
+/// fraction, and non-finite numbers refused, as `JSONEncoder` does by default.
+enum CompactJSONEncoder {
+  static func encode<T: Encodable>(_ value: T) throws -> String {
+    let root = Node()
+    try root.encode(value, codingPath: [])
+    var out = ""
+    root.write(to: &out)
+    return out
+  }
+
+  /// A JSON value under construction. A class, so containers can fill it after returning.
+  final class Node {
+    enum Kind {
+      case empty
+      case literal(String)  // null, true, false, or a number, as written
+      case string(String)
+      case array([Node])
+      case object([String: Node])
+    }
+    var kind = Kind.empty
+
+    func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws {
+      switch value {
+      case let data as Data: kind = .string(data.base64EncodedString())
+      case let url as URL: kind = .string(url.absoluteString)
+      case let decimal as Decimal: kind = .literal(decimal.description)
+      default: try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
+      }
+    }
+
+    func set(_ key: String, _ child: Node) {
+      guard case .object(var members) = kind else {
+        kind = .object([key: child])
+        return
+      }
+      kind = .empty  // release the storage so the dictionary is mutated in place
+      members[key] = child
+      kind = .object(members)
+    }
+
+    func append(_ child: Node) {
+      guard case .array(var items) = kind else {
+        kind = .array([child])
+        return
+      }
+      kind = .empty
+      items.append(child)
+      kind = .array(items)
+    }
+
+    func write(to out: inout String) {
+      switch kind {
+      case .empty: out += "{}"  // a value that encoded nothing, like JSONEncoder
+      case .literal(let text): out += text
+      case .string(let string): JSONText.appendString(string, to: &out)
+      case .array(let items):
+        out += "["
+        for (index, item) in items.enumerated() {
+          if index > 0 { out += "," }
+          item.write(to: &out)
+        }
+        out += "]"
+      case .object(let members):
+        out += "{"
+        for (index, key) in members.keys.sorted().enumerated() {
+          if index > 0 { out += "," }
+          JSONText.appendString(key, to: &out)
+          out += ":"
+          members[key]!.write(to: &out)
+        }
+        out += "}"
+      }
+    }
+
+    static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(
+      _ value: F, _ codingPath: [any CodingKey]
+    ) throws -> String {
+      guard value.isFinite else {
+        throw EncodingError.invalidValue(
+          value, .init(codingPath: codingPath, debugDescription: "\(value) is not a valid JSON number"))
+      }
+      if value == value.rounded(), abs(Double(value)) < 9_007_199_254_740_992 { return String(Int64(value)) }
+      return String(value)
+    }
+  }
+
+  struct NodeEncoder: Encoder {
+    let node: Node
+    var codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+      if case .object = node.kind {} else { node.kind = .object([:]) }
+      return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+      if case .array = node.kind {} else { node.kind = .array([]) }
+      return Unkeyed(node: node, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+      Single(node: node, codingPath: codingPath)
+    }
+  }
+
+  struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let node: Node
+    var codingPath: [any CodingKey]
+
+    private func child(_ key: Key, _ kind: Node.Kind) {
+      let child = Node()
+      child.kind = kind
+      node.set(key.stringValue, child)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { child(key, .literal("null")) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { child(key, .literal(value ? "true" : "false")) }
+    mutating func encode(_ value: String, forKey key: Key) throws { child(key, .string(value)) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+      child(key, .literal(try Node.number(value, codingPath + [key])))
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+      child(key, .literal(try Node.number(value, codingPath + [key])))
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { child(key, .literal(String(value))) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+      let child = Node()
+      try child.encode(value, codingPath: codingPath + [key])
+      node.set(key.stringValue, child)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+      keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+      let child = Node()
+      node.set(key.stringValue, child)
+      return NodeEncoder(node: child, codingPath: codingPath + [key]).container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+      let child = Node()
+      node.set(key.stringValue, child)
+      return NodeEncoder(node: child, codingPath: codingPath + [key]).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder { superEncoder(named: "super") }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue) }
+
+    private func superEncoder(named name: String) -> any Encoder {
+      let child = Node()
+      node.set(name, child)
+      return NodeEncoder(node: child, codingPath: codingPath)
+    }
+  }
+
+  struct Unkeyed: UnkeyedEncodingContainer {
+    let node: Node
+    var codingPath: [any CodingKey]
+    var count: Int {
+      if case .array(let items) = node.kind { return items.count }
+      return 0
+    }
+
+    private func child(_ kind: Node.Kind) {
+      let child = Node()
+      child.kind = kind
+      node.append(child)
+    }
+
+    mutating func encodeNil() throws { child(.literal("null")) }
+    mutating func encode(_ value: Bool) throws { child(.literal(value ? "true" : "false")) }
+    mutating func encode(_ value: String) throws { child(.string(value)) }
+    mutating func encode(_ value: Double) throws { child(.literal(try Node.number(value, codingPath))) }
+    mutating func encode(_ value: Float) throws { child(.literal(try Node.number(value, codingPath))) }
+    mutating func encode(_ value: Int) throws { child(.literal(String(value))) }
+    mutating func encode(_ value: Int64) throws { child(.literal(String(value))) }
+    mutating func encode(_ value: UInt64) throws { child(.literal(String(value))) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+      let child = Node()
+      try child.encode(value, codingPath: codingPath)
+      node.append(child)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+      let child = Node()
+      node.append(child)
+      return NodeEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+      let child = Node()
+      node.append(child)
+      return NodeEncoder(node: child, codingPath: codingPath).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder {
+      let child = Node()
+      node.append(child)
+      return NodeEncoder(node: child, codingPath: codingPath)
+    }
+  }
+
+  struct Single: SingleValueEncodingContainer {
+    let node: Node
+    var codingPath: [any CodingKey]
+
+    mutating func encodeNil() throws { node.kind = .literal("null") }
+    mutating func encode(_ value: Bool) throws { node.kind = .literal(value ? "true" : "false") }
+    mutating func encode(_ value: String) throws { node.kind = .string(value) }
+    mutating func encode(_ value: Double) throws { node.kind = .literal(try Node.number(value, codingPath)) }
+    mutating func encode(_ value: Float) throws { node.kind = .literal(try Node.number(value, codingPath)) }
+    mutating func encode(_ value: Int) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: Int8) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: Int16) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: Int32) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: Int64) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: UInt) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: UInt8) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: UInt16) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: UInt32) throws { node.kind = .literal(String(value)) }
+    mutating func encode(_ value: UInt64) throws { node.kind = .literal(String(value)) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try node.encode(value, codingPath: codingPath) }
+  }
+}
