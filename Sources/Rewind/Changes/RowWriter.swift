@@ -11,8 +11,8 @@ struct RowWriter {
 
   /// Makes the rows of `changes` what `direction` says, in order.
   mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection, in db: Database) throws {
-    let ordered = direction == .forward ? AnySequence(changes) : AnySequence(changes.reversed())
-    for change in ordered {
+    for index in changes.indices {
+      let change = changes[direction == .forward ? index : changes.count - 1 - index]
       if let row = change.target(direction) {
         try upsert(row, keyColumns: change.key.keys.sorted(), into: change.table, db)
       } else {

@@ -32,8 +32,8 @@ struct StateRows: Equatable {
 
   /// Applies row changes: each row becomes what `direction` selects.
   mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection) {
-    let ordered = direction == .forward ? AnySequence(changes) : AnySequence(changes.reversed())
-    for change in ordered {
+    for index in changes.indices {
+      let change = changes[direction == .forward ? index : changes.count - 1 - index]
       tables[change.table, default: [:]][change.key] = change.target(direction)
     }
   }
@@ -44,7 +44,7 @@ struct StateRows: Equatable {
     for table in Set(tables.keys).union(target.tables.keys).sorted() where timeline.includes(table) {
       let current = tables[table] ?? [:]
       let wanted = target.tables[table] ?? [:]
-      for key in Set(current.keys).union(wanted.keys).sorted(by: Self.keyOrder) {
+      for key in Self.sortedKeys(Set(current.keys).union(wanted.keys)) {
         let before = current[key]
         let after = wanted[key]
         if before != after { changes.append(RowChange(table: table, key: key, before: before, after: after)) }
@@ -55,16 +55,26 @@ struct StateRows: Equatable {
 
   /// A deterministic order for keys, comparing columns by name and values as SQLite does.
   static func keyOrder(_ a: Row, _ b: Row) -> Bool {
-    // Keys of one table have the same columns: usually one (an id or a path), or two.
-    if a.count == 1, b.count == 1, let (column, x) = a.first, let y = b[column] {
-      return x != y && DatabaseValue.sqliteOrder(x, y)
-    }
     for column in Set(a.keys).union(b.keys).sorted() {
       let x = a[column] ?? .null
       let y = b[column] ?? .null
       if x != y { return DatabaseValue.sqliteOrder(x, y) }
     }
     return false
+  }
+
+  /// `keys` in ``keyOrder(_:_:)``, for keys that share their columns (those of one table);
+  /// sorting on precomputed tuples of values avoids comparing column names again and again.
+  static func sortedKeys(_ keys: some Collection<Row>) -> [Row] {
+    guard let columns = keys.first?.keys.sorted(), keys.allSatisfy({ $0.count == columns.count }) else {
+      return keys.sorted(by: keyOrder)
+    }
+    return keys.map { key in (key, columns.map { key[$0] ?? .null }) }
+      .sorted { a, b in
+        for (x, y) in zip(a.1, b.1) where x != y { return DatabaseValue.sqliteOrder(x, y) }
+        return false
+      }
+      .map(\.0)
   }
 
   // MARK: - JSON (snapshots)
@@ -76,7 +86,7 @@ struct StateRows: Equatable {
       if index > 0 { out += "," }
       JSONText.appendString(table, to: &out)
       out += ":["
-      for (rowIndex, key) in tables[table]!.keys.sorted(by: Self.keyOrder).enumerated() {
+      for (rowIndex, key) in Self.sortedKeys(tables[table]!.keys).enumerated() {
         if rowIndex > 0 { out += "," }
         JSONText.appendRow(tables[table]![key], to: &out)
       }

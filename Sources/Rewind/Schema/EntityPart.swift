@@ -23,6 +23,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   func load(_ db: Database, into root: inout Root) throws {
     var entities = EntityTable<E>()
+    entities.storage.reserveCapacity(
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0)
     let cursor = try E.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
     while let entity = try cursor.next() { entities.set(entity, for: entity.id) }
     root[keyPath: keyPath] = entities

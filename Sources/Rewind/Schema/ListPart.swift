@@ -21,6 +21,9 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   func load(_ db: Database, into root: inout Root) throws {
     var list = OrderedIDList<ID>()
+    // Sized up front: growing a 100,000-entry dictionary rehashes it again and again.
+    list.keys.reserveCapacity(
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [name]) ?? 0)
     let rows = try Row.fetchCursor(
       db, sql: "SELECT id, position FROM list_entries WHERE list = ? ORDER BY position, id",
       arguments: [name])

@@ -104,8 +104,8 @@ extension StateSchema {
 
   /// Makes `root` reflect `changes`; changes no part owns are an error.
   func apply(_ changes: [RowChange], _ direction: ChangeDirection, to root: inout Root) throws {
-    let ordered = direction == .forward ? AnySequence(changes) : AnySequence(changes.reversed())
-    for change in ordered {
+    for index in changes.indices {
+      let change = changes[direction == .forward ? index : changes.count - 1 - index]
       guard let part = parts.first(where: { $0.owns(change) }) else {
         throw RewindError(
           .schemaMismatch, "a change to table \(change.table) matches no part of the app's state")

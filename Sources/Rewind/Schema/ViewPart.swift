@@ -156,8 +156,14 @@ enum JSONObjectMembers {
       // Key.
       guard bytes[index] == UInt8(ascii: "\"") else { return nil }
       let keyEnd = endOfString(bytes, from: index)
-      guard let key = try? JSONDecoder().decode(String.self, from: Data(bytes[index..<keyEnd])) else {
-        return nil
+      let rawKey = bytes[(index + 1)..<(keyEnd - 1)]
+      // Keys are coding keys: they need unescaping only if they contain a backslash.
+      let key: String
+      if rawKey.contains(UInt8(ascii: "\\")) {
+        guard let decoded = try? JSONDecoder().decode(String.self, from: Data(bytes[index..<keyEnd])) else { return nil }
+        key = decoded
+      } else {
+        key = String(decoding: rawKey, as: UTF8.self)
       }
       guard keyEnd < bytes.count, bytes[keyEnd] == UInt8(ascii: ":") else { return nil }
       // Value: up to the next comma at depth zero, outside strings.

@@ -91,7 +91,7 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
 
   private mutating func store(_ entity: Entity?, for id: Entity.ID) {
     if let entity {
-      precondition(entity.id == id, "entity \(entity.id) stored under id \(id)")
+      assert(entity.id == id, "entity \(entity.id) stored under id \(id)")
       storage[id] = entity
       if largestID.map({ id > $0 }) ?? true { largestID = id }
     } else {

@@ -46,7 +46,7 @@ extension RewindDatabase {
       JSONText.appendString(table, to: &out)
       let entities = rows.tables[table] ?? [:]
       out += ": ["
-      for (rowIndex, key) in entities.keys.sorted(by: StateRows.keyOrder).enumerated() {
+      for (rowIndex, key) in StateRows.sortedKeys(entities.keys).enumerated() {
         out += rowIndex == 0 ? "\n      " : ",\n      "
         JSONText.appendRow(entities[key], to: &out)
       }
