@@ -169,24 +169,32 @@ struct Benchmark {
   // MARK: - Undo and redo with short and long logs
 
   mutating func undo() throws {
+    // Build every log first, then measure them in alternating blocks, so that whatever else
+    // the machine does falls on each length alike.
+    var stores: [(length: Int, path: String, store: TasksStore)] = []
+    defer { for entry in stores { removeDatabase(entry.path) } }
     for length in undoLogLengths {
       note("undo: building a log of \(length) entries")
       let path = temporaryDatabase("undo-\(length)")
-      defer { removeDatabase(path) }
       let store = try TasksStore(path: path, initialState: Workload.state(taskCount: 100), reducer: TasksReducer())
       var random = SplitMix64(seed: 11)
       for index in 0..<length {
         try store.send(.rename(id: Int64(random.next() % 100) + 1, title: "Title \(index)"))
       }
-      note("undo: measuring with \(store.lastSeq) entries")
-      var undos = Samples()
-      var redos = Samples()
-      for _ in 0..<3 {
-        for _ in 0..<200 { try undos.time { _ = try store.undo() } }
-        for _ in 0..<200 { try redos.time { _ = try store.redo() } }
+      stores.append((length, path, store))
+    }
+    note("undo: measuring")
+    var undos = Array(repeating: Samples(), count: stores.count)
+    var redos = Array(repeating: Samples(), count: stores.count)
+    for _ in 0..<6 {
+      for (index, entry) in stores.enumerated() {
+        for _ in 0..<100 { try undos[index].time { _ = try entry.store.undo() } }
+        for _ in 0..<100 { try redos[index].time { _ = try entry.store.redo() } }
       }
-      results.undo[String(length)] = undos
-      results.redo[String(length)] = redos
+    }
+    for (index, entry) in stores.enumerated() {
+      results.undo[String(entry.length)] = undos[index]
+      results.redo[String(entry.length)] = redos[index]
     }
   }
 

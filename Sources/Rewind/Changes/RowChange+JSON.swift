@@ -36,9 +36,13 @@ extension RowChange {
   public static func decodeJSON(_ text: String) throws -> [RowChange] {
     let values: [[String: JSONValue]]
     do {
-      values = try JSONDecoder().decode([[String: JSONValue]].self, from: Data(text.utf8))
+      guard case .array(let items) = try JSONValue.parse(text) else { throw RewindError(.corruptData, "not an array") }
+      values = try items.map {
+        guard case .object(let object) = $0 else { throw RewindError(.corruptData, "an item is not an object") }
+        return object
+      }
     } catch {
-      throw RewindError(.corruptData, "row changes are not a JSON array of objects", underlying: error)
+      throw RewindError(.corruptData, "row changes are not a JSON array of objects", underlying: error as? RewindError)
     }
     return try values.enumerated().map { index, object in
       guard case .string(let table)? = object["table"] else {

@@ -97,11 +97,18 @@ struct StateRows: Equatable {
 
   /// Reads an image written by ``json()``; tables and columns are checked against `catalog`.
   init(json: String, catalog: TableCatalog) throws {
-    let decoded: [String: [[String: JSONValue]]]
+    var decoded: [String: [[String: JSONValue]]] = [:]
     do {
-      decoded = try JSONDecoder().decode([String: [[String: JSONValue]]].self, from: Data(json.utf8))
+      guard case .object(let tables) = try JSONValue.parse(json) else { throw RewindError(.corruptData, "not an object") }
+      for (table, value) in tables {
+        guard case .array(let rows) = value else { throw RewindError(.corruptData, "\(table) is not an array") }
+        decoded[table] = try rows.map {
+          guard case .object(let row) = $0 else { throw RewindError(.corruptData, "a row of \(table) is not an object") }
+          return row
+        }
+      }
     } catch {
-      throw RewindError(.corruptData, "a snapshot is not a JSON object of row arrays", underlying: error)
+      throw RewindError(.corruptData, "a snapshot is not a JSON object of row arrays", underlying: error as? RewindError)
     }
     self.init(empty: catalog)
     for (table, rows) in decoded {

@@ -1,0 +1,64 @@
+import Foundation
+import PropertyBased
+import Testing
+
+@testable import Rewind
+
+struct JSONParsingTests {
+  @Test(arguments: [
+    #"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+    #"  [ -0 , 1.5 , -2e3 , 1E-2 , 9223372036854775807 , 9223372036854775808 ]  "#,
+    #""quote \" backslash \\ slash \/ \b\f\n\r\t \u00e9 \ud83d\ude00 é 😀""#,
+    "[]", "{}", "\"\"", "0", "-1", "null",
+  ])
+  func agreesWithJSONDecoder(_ text: String) throws {
+    let expected = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    #expect(try JSONValue.parse(text) == expected)
+  }
+
+  @Test(arguments: [
+    "", " ", "{", "}", "[1,]", "[1 2]", #"{"a"}"#, #"{"a":}"#, #"{a:1}"#, "01", "1.", ".5", "-", "1e", "tru", "nul",
+    #""unterminated"#, #""bad \q escape""#, #""\ud800 lone""#, "\"tab\tinside\"", "[1] extra", String(repeating: "[", count: 600),
+  ])
+  func rejectsMalformedJSON(_ text: String) {
+    #expect(throws: RewindError.self) { try JSONValue.parse(text) }
+  }
+
+  /// Bounded fuzzing in CI; set REWIND_FUZZ_COUNT for a longer run.
+  static let fuzzCount = ProcessInfo.processInfo.environment["REWIND_FUZZ_COUNT"].flatMap(Int.init) ?? 400
+
+  @Test func arbitraryTextNeverCrashesTheParserOrTheLogDecoder() async {
+    let alphabet = Gen.element(of: Array(#"{}[],:"\ 0123456789.-+eEtruefalsnl/ubé😀"#).map(String.init))
+    await propertyCheck(count: Self.fuzzCount, input: alphabet.array(of: 0...60)) { pieces in
+      let text = pieces.compactMap { $0 }.joined()
+      // Either a value that Foundation also reads identically, or a RewindError.
+      do {
+        let value = try JSONValue.parse(text)
+        if let expected = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) {
+          #expect(value == expected, "\(text)")
+        }
+      } catch {
+        #expect(error is RewindError)
+      }
+      do { _ = try RowChange.decodeJSON(text) } catch { #expect(error is RewindError) }
+    }
+  }
+
+  @Test func mutatedLogEntriesAreDecodedOrRefusedNeverCrash() async {
+    let valid = RowChange.json([
+      RowChange(
+        table: "tasks", key: ["id": 1.databaseValue], before: nil,
+        after: ["id": 1.databaseValue, "title": "Buy \"milk\"".databaseValue, "done": 0.databaseValue])
+    ])
+    let bytes = Array(valid.utf8)
+    await propertyCheck(
+      count: Self.fuzzCount, input: Gen.int(in: 0...(bytes.count - 1)), Gen.int(in: 0...255), Gen.int(in: 0...(bytes.count))
+    ) { position, byte, cut in
+      var mutated = bytes
+      mutated[position] = UInt8(byte)
+      for text in [String(decoding: mutated, as: UTF8.self), String(decoding: bytes[..<cut], as: UTF8.self)] {
+        do { _ = try RowChange.decodeJSON(text) } catch { #expect(error is RewindError) }
+      }
+    }
+  }
+}
