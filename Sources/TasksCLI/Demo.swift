@@ -31,7 +31,7 @@ struct Demo: ParsableCommand {
     let path = root.db ?? "demo.sqlite"
     try MainActor.assumeIsolated {
       try Self.replaceExistingDemo(at: path)
-      let store = try TasksStore.tasks(path: path)
+      let store = try root.openStore(path: path)
       for line in Self.script {
         let result = Shell.execute(line, on: store)
         print("$ tasks \(line)\n  -> seq \(result)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Rewind
 import TasksExample
 
 struct Shell: StoreCommand {
@@ -29,9 +30,9 @@ struct Shell: StoreCommand {
       let command = try TasksCommand.parseAsRoot(words)
       switch command {
       case let command as any ActionCommand:
-        return try command.run(on: store)
+        return try reloadingOnce(store) { try command.run(on: store) }
       case let command as any HistoryCommand:
-        return try command.run(on: store)
+        return try reloadingOnce(store) { try command.run(on: store) }
       case is Show:
         let screen = store.state.render().split(separator: "\n").joined(separator: " | ")
         return "\(store.lastSeq) show | \(screen)"
@@ -42,6 +43,20 @@ struct Shell: StoreCommand {
       let message = TasksCommand.message(for: error)
         .split(separator: "\n").first.map(String.init) ?? "\(error)"
       return "error: \(message)"
+    }
+  }
+}
+
+extension Shell {
+  /// Runs `body`; if another process (the `rewind` tool) changed the database since the store
+  /// loaded it, reloads the store to show those changes and runs `body` once more on them,
+  /// rather than overwriting them.
+  @MainActor static func reloadingOnce(_ store: TasksStore, _ body: () throws -> String) throws -> String {
+    do {
+      return try body()
+    } catch RewindError.Code.externalChange {
+      try store.reload()
+      return try body() + " (reloaded: another process changed the database)"
     }
   }
 }

@@ -25,7 +25,23 @@ struct TasksCommand: ParsableCommand {
     help: ArgumentHelp("The database file (default: tasks.sqlite; demo.sqlite for demo).", valueName: "path"))
   var db: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "normal: every acknowledged action survives the app being killed; full: also power loss, at an fsync per action.",
+      valueName: "normal|full"))
+  var durability: DurabilityOption = .normal
+
   var databasePath: String { db ?? "tasks.sqlite" }
+
+  /// Opens the example app's store as the options say.
+  @MainActor func openStore(path: String? = nil) throws -> TasksStore {
+    try TasksStore.tasks(path: path ?? databasePath, durability: durability.value)
+  }
+}
+
+enum DurabilityOption: String, ExpressibleByArgument, CaseIterable {
+  case normal, full
+  var value: Durability { self == .normal ? .normal : .full }
 }
 
 /// A subcommand that opens the store named by `--db`.
@@ -38,7 +54,7 @@ protocol StoreCommand: ParsableCommand {
 extension StoreCommand {
   func run() throws {
     try MainActor.assumeIsolated {
-      let store = try TasksStore.tasks(path: root.databasePath)
+      let store = try root.openStore()
       print(try run(on: store))
     }
   }

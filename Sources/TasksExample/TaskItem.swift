@@ -21,11 +21,12 @@ public struct TaskItem: Entity {
   }
 
   // Hand-written row coding: GRDB's Codable-based default works too, but this is several
-  // times faster, which shows when a database of 100,000 tasks opens.
+  // times faster, which shows when a database of 100,000 tasks opens. The throwing accessors
+  // turn a missing column or a NULL into an error instead of a crash.
   public init(row: Row) throws {
-    id = row["id"]
-    title = row["title"]
-    isDone = row["done"]
+    id = try row.decode(forColumn: "id")
+    title = try row.decode(forColumn: "title")
+    isDone = try row.decode(forColumn: "done")
   }
 
   public func encode(to container: inout PersistenceContainer) throws {

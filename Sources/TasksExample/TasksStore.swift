@@ -5,7 +5,7 @@ public typealias TasksStore = Store<TasksState, TasksAction>
 
 extension Store where State == TasksState, Action == TasksAction {
   /// Opens the example app's database at `path`.
-  public static func tasks(path: String) throws -> TasksStore {
-    try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer())
+  public static func tasks(path: String, durability: Durability = .normal) throws -> TasksStore {
+    try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer(), durability: durability)
   }
 }

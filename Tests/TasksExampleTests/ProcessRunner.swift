@@ -3,6 +3,8 @@ import Foundation
 /// Runs the package's executables as real processes.
 struct ProcessRunner {
   struct Result {
+    /// Whether a signal ended the process (a crash, or a kill).
+    var crashed: Bool
     var status: Int32
     var stdout: String
     var stderr: String
@@ -23,12 +25,20 @@ struct ProcessRunner {
 
   var directory: URL
 
-  /// Runs `executable` with `arguments` in `directory`, feeding it `input` on stdin.
+  /// Runs `executable` with `arguments` in `directory`, feeding it `input` on stdin. With a
+  /// `launcher` (such as `setpriv ...`), runs the launcher with the executable's path and the
+  /// arguments after its own.
   @discardableResult
-  func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Result {
+  func run(_ executable: String, _ arguments: [String], input: String? = nil, launcher: [String] = []) throws -> Result {
     let process = Process()
-    process.executableURL = Self.binaries.appendingPathComponent(executable)
-    process.arguments = arguments
+    let binary = Self.binaries.appendingPathComponent(executable)
+    if launcher.isEmpty {
+      process.executableURL = binary
+      process.arguments = arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: launcher[0])
+      process.arguments = Array(launcher.dropFirst()) + [binary.path] + arguments
+    }
     process.currentDirectoryURL = directory
     let stdout = Pipe()
     let stderr = Pipe()
@@ -44,6 +54,7 @@ struct ProcessRunner {
     let err = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Result(
+      crashed: process.terminationReason == .uncaughtSignal,
       status: process.terminationStatus,
       stdout: String(decoding: out, as: UTF8.self),
       stderr: String(decoding: err, as: UTF8.self))

@@ -5,13 +5,37 @@ import GRDB
 /// they reach SQL, so a tampered file cannot make the engine write elsewhere.
 struct TableCatalog {
   private var columns: [String: Set<String>] = [:]
+  /// Each column's declared type, for checking imported values.
+  private var declaredTypes: [String: [String: String]] = [:]
   private var keys: [String: [String]] = [:]
   /// Each order list's entity table.
   private(set) var lists: [String: String] = [:]
 
   init(_ db: Database) throws { try reload(db) }
 
+  /// The columns the engine reads and writes in its own tables.
+  static let engineColumns: [String: [String]] = [
+    "rewind_meta": ["key", "value"],
+    "rewind_entity_tables": ["name", "key_column"],
+    "rewind_lists": ["name", "entity_table"],
+    "list_entries": ["list", "id", "position"],
+    "view_state": ["path", "value"],
+    "action_log": ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"],
+    "undo_steps": ["id", "last_seq", "group_key", "undone"],
+    "snapshots": ["id", "label", "seq", "time", "kind", "row_count", "rows"],
+  ]
+
   mutating func reload(_ db: Database) throws {
+    // A missing or altered engine table is refused here, with its name, before any use.
+    for (table, expected) in Self.engineColumns.sorted(by: { $0.key < $1.key }) {
+      guard try db.tableExists(table) else {
+        throw RewindError(.schemaMismatch, "the engine table \(table) is missing from the database")
+      }
+      let present = Set(try db.columns(in: table).map(\.name))
+      if let missing = expected.first(where: { !present.contains($0) }) {
+        throw RewindError(.schemaMismatch, "the engine table \(table) has no column \(missing): its schema was altered")
+      }
+    }
     columns = [:]
     keys = ["list_entries": ["id", "list"], "view_state": ["path"]]
     for row in try Row.fetchAll(db, sql: "SELECT name, key_column FROM rewind_entity_tables") {
@@ -21,7 +45,9 @@ struct TableCatalog {
       guard try db.tableExists(name) else {
         throw RewindError(.schemaMismatch, "table \(name) is missing from the database")
       }
-      columns[name] = Set(try db.columns(in: name).map(\.name))
+      let infos = try db.columns(in: name)
+      columns[name] = Set(infos.map(\.name))
+      declaredTypes[name] = Dictionary(uniqueKeysWithValues: infos.map { ($0.name, $0.type.uppercased()) })
       if let missing = keys[name]!.first(where: { !columns[name]!.contains($0) }) {
         throw RewindError(.schemaMismatch, "table \(name) has no key column \(missing)")
       }
@@ -43,6 +69,36 @@ struct TableCatalog {
 
   /// The columns of `table`.
   func columns(of table: String) -> Set<String> { columns[table] ?? [] }
+
+  /// Why `value` does not fit `column` of `table` by the column's declared type (SQLite's type
+  /// affinity: INT → integers, TEXT/CHAR/CLOB → text, REAL/FLOA/DOUB → numbers), or `nil`.
+  /// NULL is left to the column's NOT NULL constraint.
+  func mismatch(_ value: DatabaseValue, column: String, of table: String) -> String? {
+    guard let type = declaredTypes[table]?[column] else { return nil }
+    let kind: String
+    switch value.storage {
+    case .null: return nil
+    case .int64: kind = "an integer"
+    case .double: kind = "a real number"
+    case .string: kind = "text"
+    case .blob: kind = "a blob"
+    }
+    if type.contains("INT") || type.contains("BOOL") {
+      if case .int64 = value.storage { return nil }
+      return "\(kind), but the column holds integers (\(type))"
+    }
+    if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+      if case .string = value.storage { return nil }
+      return "\(kind), but the column holds text (\(type))"
+    }
+    if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+      switch value.storage {
+      case .int64, .double: return nil
+      default: return "\(kind), but the column holds numbers (\(type))"
+      }
+    }
+    return nil
+  }
 
   /// Throws unless `change` names a known table, only its columns, and its whole key.
   func validate(_ change: RowChange) throws {

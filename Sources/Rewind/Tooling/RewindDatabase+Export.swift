@@ -149,6 +149,11 @@ extension RewindDatabase {
         if let unknown = Set(row.keys).subtracting(catalog.columns(of: table)).sorted().first {
           throw invalid("\(table)[\(index)] has column \(unknown), which table \(table) does not have")
         }
+        for column in row.keys.sorted() {
+          if let problem = catalog.mismatch(row[column]!, column: column, of: table) {
+            throw invalid("\(table)[\(index)].\(column) is \(problem)")
+          }
+        }
         // Every column, so the logged rows are exactly what the table holds (no defaults).
         if let missing = catalog.columns(of: table).subtracting(row.keys).sorted().first {
           throw invalid("\(table)[\(index)] has no column \(missing)")

@@ -65,11 +65,16 @@ public final class RewindDatabase {
     }
   }
 
-  /// Runs `body` in one write transaction; on failure, rereads the history position.
+  /// Runs `body` in one write transaction, on the history position as it is inside that
+  /// transaction: the app may have appended entries since this database was opened, and the
+  /// tool works on top of them rather than refusing or mislabelling a snapshot.
   func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
     do {
       let result = try queue.writeWithoutTransaction { db in
-        try db.inImmediateTransaction { try body(db, &history) }
+        try db.inImmediateTransaction {
+          try history.reload(db)
+          return try body(db, &history)
+        }
       }
       try takeAutomaticSnapshotIfDue()
       return result
