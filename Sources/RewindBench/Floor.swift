@@ -53,11 +53,11 @@ final class Floor {
       done[id] = false
       positions[id] = position
       changes = #"[{"table":"tasks","key":{"id":\#(id)},"before":null,"after":{"done":0,"id":\#(id),"title":"\#(title)"}},{"table":"list_entries","key":{"id":\#(id),"list":"allTasks"},"before":null,"after":{"id":\#(id),"list":"allTasks","position":"\#(position)"}}]"#
-    case .rename(let id, let title):
+    case .row(let id, .rename(let title)):
       try run("UPDATE tasks SET title = ? WHERE id = ?", [.text(title), .int(id)])
       changes = #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"title":"\#(titles[id]!)"},"after":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"title":"\#(title)"}}]"#
       titles[id] = title
-    case .toggle(let id):
+    case .row(let id, .toggle):
       let value = !done[id]!
       try run("UPDATE tasks SET done = ? WHERE id = ?", [.int(value ? 1 : 0), .int(id)])
       changes = #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(value ? 0 : 1),"id":\#(id),"title":"\#(titles[id]!)"},"after":{"done":\#(value ? 1 : 0),"id":\#(id),"title":"\#(titles[id]!)"}}]"#
@@ -73,7 +73,7 @@ final class Floor {
       try run("INSERT OR REPLACE INTO view_state (path, value) VALUES ('selection', ?)", [.text(value)])
       changes = #"[{"table":"view_state","key":{"path":"selection"},"before":{"path":"selection","value":"\#(selection)"},"after":{"path":"selection","value":"\#(value)"}}]"#
       selection = value
-    case .search(let text):
+    case .list(.search(let text)):
       let value = "\"\(text)\""
       try run("INSERT OR REPLACE INTO view_state (path, value) VALUES ('searchText', ?)", [.text(value)])
       changes = #"[{"table":"view_state","key":{"path":"searchText"},"before":{"path":"searchText","value":"\#(search.replacingOccurrences(of: "\"", with: "\\\""))"},"after":{"path":"searchText","value":"\#(value.replacingOccurrences(of: "\"", with: "\\\""))"}}]"#
@@ -90,11 +90,11 @@ final class Floor {
   static func name(_ action: TasksAction) -> String {
     switch action {
     case .add: "add"
-    case .rename: "rename"
-    case .toggle: "toggle"
+    case .row(_, .rename): "rename"
+    case .row(_, .toggle): "toggle"
     case .move: "move"
     case .select: "select"
-    case .search: "search"
+    case .list(.search): "search"
     default: "other"
     }
   }

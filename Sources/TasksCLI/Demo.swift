@@ -3,7 +3,7 @@ import Foundation
 import Rewind
 import TasksExample
 
-struct Demo: ParsableCommand {
+struct Demo: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Create a database with a short scripted session and say what to look at next.",
     discussion: """
@@ -27,13 +27,13 @@ struct Demo: ParsableCommand {
     #"present new-task --draft "Plan the trip""#,
   ]
 
-  func run() throws {
+  func run() async throws {
     let path = root.db ?? "demo.sqlite"
-    try MainActor.assumeIsolated {
+    try await Task { @MainActor in
       try Self.replaceExistingDemo(at: path)
       let store = try root.openStore(path: path)
       for line in Self.script {
-        let result = Shell.execute(line, on: store)
+        let result = await Shell.execute(line, on: store)
         print("$ tasks \(line)\n  -> seq \(result)")
         if result.hasPrefix("error:") { throw ExitCode.failure }
       }
@@ -50,7 +50,7 @@ struct Demo: ParsableCommand {
           swift run tasks --db \(path) toggle 2
           swift run tasks --db \(path) show
         """)
-    }
+    }.value
   }
 
   /// Removes a previous demo database; refuses to touch any other file.

@@ -3,7 +3,7 @@ import Foundation
 import Rewind
 import TasksExample
 
-struct Shell: StoreCommand {
+struct Shell: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Read one command per line from standard input, on one open store.",
     discussion: """
@@ -13,22 +13,28 @@ struct Shell: StoreCommand {
       """)
   @ParentCommand var root: TasksCommand
 
-  @MainActor func run(on store: TasksStore) throws -> String {
-    while let line = readLine() {
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      print(Self.execute(trimmed, on: store))
-      fflush(stdout)
-    }
-    return "\(store.lastSeq) end"
+  func run() async throws {
+    try await Task { @MainActor in
+      let store = try root.openStore()
+      while let line = readLine() {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+        print(await Self.execute(trimmed, on: store))
+        fflush(stdout)
+      }
+      print("\(store.lastSeq) end")
+    }.value
   }
 
-  /// Runs one command line and returns the line to print.
-  @MainActor static func execute(_ line: String, on store: TasksStore) -> String {
+  /// Runs one command line and returns the line to print. Effects it starts (an import)
+  /// finish before the line is printed.
+  @MainActor static func execute(_ line: String, on store: TasksStore) async -> String {
     do {
       let words = try ShellWords.split(line)
       let command = try TasksCommand.parseAsRoot(words)
       switch command {
+      case let command as Import:
+        return try await command.run(on: store)
       case let command as any ActionCommand:
         return try reloadingOnce(store) { try command.run(on: store) }
       case let command as any HistoryCommand:

@@ -4,7 +4,7 @@ import Rewind
 import TasksExample
 
 @main
-struct TasksCommand: ParsableCommand {
+struct TasksCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tasks",
     abstract: "The Rewind example app: a task list whose every action lands in SQLite.",
@@ -15,6 +15,7 @@ struct TasksCommand: ParsableCommand {
     subcommands: [
       Add.self, Rename.self, Append.self, Toggle.self, Delete.self, Move.self, Favorite.self,
       Select.self, Edit.self, Search.self, Scroll.self, Present.self, Dismiss.self,
+      Draft.self, ShowCompleted.self, Import.self,
       Undo.self, Redo.self, History.self, Jump.self,
       Show.self, Demo.self, Shell.self,
     ]
@@ -45,18 +46,17 @@ enum DurabilityOption: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// A subcommand that opens the store named by `--db`.
-protocol StoreCommand: ParsableCommand {
+protocol StoreCommand: AsyncParsableCommand {
   var root: TasksCommand { get }
   /// Does the command's work on an open store and returns what to print.
   @MainActor func run(on store: TasksStore) throws -> String
 }
 
 extension StoreCommand {
-  func run() throws {
-    try MainActor.assumeIsolated {
-      let store = try root.openStore()
-      print(try run(on: store))
-    }
+  func run() async throws {
+    // The store lives on the main actor; ArgumentParser runs commands elsewhere.
+    let output = try await Task { @MainActor in try run(on: try root.openStore()) }.value
+    print(output)
   }
 }
 

@@ -63,3 +63,24 @@ struct Dismiss: ActionCommand {
   @ParentCommand var root: TasksCommand
   func action(in state: TasksState) throws -> TasksAction { .dismiss }
 }
+
+struct Draft: ActionCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Type the new-task form's draft title (while the form is presented).")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The draft title.") var text: String
+  func action(in state: TasksState) throws -> TasksAction {
+    guard case .newTask? = state.view.modal else {
+      throw CLIError("The new-task form is not presented: run `present new-task` first.")
+    }
+    return .form(.setDraft(text))
+  }
+}
+
+struct ShowCompleted: ActionCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "show-completed", abstract: "Show or hide done tasks in the list (a setting).")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "on or off.") var mode: Edit.Mode
+  func action(in state: TasksState) throws -> TasksAction { .settings(.setShowCompleted(mode == .on)) }
+}

@@ -1,13 +1,14 @@
 extension TasksState {
-  /// The screen as text: the list (search filter applied) with done and favorite marks and the
-  /// selection, then edit mode, the detail pane and the modal.
+  /// The screen as text: the list (search filter and settings applied) with done and favorite
+  /// marks and the selection, then edit mode, the detail pane, the modal and the last import.
   public func render() -> String {
     var lines: [String] = []
     let visible = visibleTasks
     var header = "Tasks: \(tasks.count) (\(remainingCount) to do)"
-    if !view.searchText.isEmpty {
-      header += ", search \"\(view.searchText)\" shows \(visible.count)"
+    if !list.searchText.isEmpty {
+      header += ", search \"\(list.searchText)\" shows \(visible.count)"
     }
+    if !settings.showCompleted { header += ", done tasks hidden" }
     lines.append(header)
     if visible.isEmpty {
       lines.append(tasks.isEmpty ? "  (no tasks)" : "  (no task matches)")
@@ -16,10 +17,10 @@ extension TasksState {
       let cursor = view.selection == task.id ? ">" : " "
       let done = task.isDone ? "[x]" : "[ ]"
       let star = favorited.contains(task.id) ? " *" : ""
-      let handle = view.isEditing ? " =" : ""
+      let handle = list.isEditing ? " =" : ""
       lines.append("\(cursor) \(task.id). \(done) \(task.title)\(star)\(handle)")
     }
-    lines.append("Edit mode: \(view.isEditing ? "on" : "off")    Scroll: \(formatted(view.scrollOffset))")
+    lines.append("Edit mode: \(list.isEditing ? "on" : "off")    Scroll: \(formatted(list.scrollOffset))")
     if let task = selectedTask {
       let position = allTasks.firstIndex(of: task.id).map { "\($0 + 1) of \(allTasks.count)" } ?? "-"
       lines.append(
@@ -31,7 +32,13 @@ extension TasksState {
     switch view.modal {
     case nil: lines.append("Modal: none")
     case .newTask(let draft)?: lines.append("Modal: new task, draft title \"\(draft)\"")
-    case .settings?: lines.append("Modal: settings")
+    case .settings?: lines.append("Modal: settings (show completed: \(settings.showCompleted ? "on" : "off"))")
+    }
+    switch view.importStatus.phase {
+    case .idle: break
+    case .loading: lines.append("Import: loading...")
+    case .loaded(let summary): lines.append("Import: \(summary.count) task\(summary.count == 1 ? "" : "s") from \(summary.file)")
+    case .failed(let message): lines.append("Import: failed: \(message)")
     }
     return lines.joined(separator: "\n")
   }

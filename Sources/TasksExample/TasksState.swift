@@ -1,6 +1,7 @@
 import Rewind
 
-/// The example app's state: tasks by id, two order lists, and the view state.
+/// The example app's state: tasks by id, two order lists, the app's view state, and the
+/// list and settings features' states.
 public struct TasksState: PersistentState, Equatable {
   /// Every task, once, by id.
   public var tasks = EntityTable<TaskItem>()
@@ -8,8 +9,12 @@ public struct TasksState: PersistentState, Equatable {
   public var allTasks = OrderedIDList<Int64>()
   /// Favorite tasks, in the order they were favorited.
   public var favorited = OrderedIDList<Int64>()
-  /// What the screen shows.
+  /// The app-level view state: selection, modal, import status.
   public var view = TasksViewState()
+  /// The list screen's state.
+  public var list = ListFeature.State()
+  /// The settings screen's state.
+  public var settings = SettingsFeature.State()
 
   public init() {}
 
@@ -18,22 +23,30 @@ public struct TasksState: PersistentState, Equatable {
       .entities(\.tasks),
       .list(\.allTasks, named: "allTasks", of: TaskItem.self),
       .list(\.favorited, named: "favorited", of: TaskItem.self),
-      .view(\.view)
+      .view(\.view),
+      // Each feature persists through its own schema, under its own view-state prefix.
+      .scope(\.list, viewPrefix: "list"),
+      .scope(\.settings, viewPrefix: "settings")
     )
   }
 
-  /// Clears a selection of a task that no longer exists (after undo, redo or a jump).
+  /// Clears a selection of a task that no longer exists (after undo, redo or a jump), and
+  /// fails an import the app stopped in the middle of.
   public mutating func repairViewState() {
     if let selection = view.selection, !tasks.contains(id: selection) { view.selection = nil }
+    if case .loading(let request) = view.importStatus.phase {
+      view.importStatus.fail(request, message: "did not finish (the app stopped during it, or it was undone)")
+    }
   }
 
   // MARK: - Derived state (computed, never stored)
 
-  /// The tasks the list shows: all tasks in order, filtered by the search text.
+  /// The tasks the list shows: all tasks in order, filtered by the search text and the
+  /// show-completed setting.
   public var visibleTasks: [TaskItem] {
-    let query = view.searchText.lowercased()
+    let query = list.searchText.lowercased()
     return allTasks.compactMap { tasks[$0] }.filter {
-      query.isEmpty || $0.title.lowercased().contains(query)
+      (query.isEmpty || $0.title.lowercased().contains(query)) && (settings.showCompleted || !$0.isDone)
     }
   }
 
@@ -44,19 +57,15 @@ public struct TasksState: PersistentState, Equatable {
   public var remainingCount: Int { tasks.values.filter { !$0.isDone }.count }
 }
 
-/// The UI's own state, in the spirit of the view-state driven app: restoring it restores the
-/// screen. Each property is one row of `view_state`.
+/// The app-level view state, in the spirit of the view-state driven app: restoring it restores
+/// the screen. Each property is one row of `view_state`.
 public struct TasksViewState: Codable, Equatable, Sendable {
   /// The task shown in the detail pane, if any.
   public var selection: Int64?
-  /// Whether the list is in edit mode.
-  public var isEditing = false
   /// The presented modal, if any: an enum, so two modals can never be up at once.
   public var modal: ActiveModal?
-  /// The list's search filter.
-  public var searchText = ""
-  /// The list's scroll offset, in points.
-  public var scrollOffset = 0.0
+  /// The last import from a file: idle, loading, loaded or failed.
+  public var importStatus = Loadable<TaskImport.Summary>()
 
   public init() {}
 }

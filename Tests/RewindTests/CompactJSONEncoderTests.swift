@@ -43,7 +43,10 @@ struct CompactJSONEncoderTests {
     var view = TasksViewState()
     view.selection = 3
     view.modal = .newTask(draftTitle: "Plan \"the\" trip")
-    view.scrollOffset = 120
+    _ = view.importStatus.begin()
+    var list = ListFeature.State()
+    list.scrollOffset = 120
+    #expect(try CompactJSONEncoder.encode(list) == String(decoding: try encoder.encode(list), as: UTF8.self))
     for value in [view, TasksViewState()] {
       #expect(try CompactJSONEncoder.encode(value) == String(decoding: try encoder.encode(value), as: UTF8.self))
     }

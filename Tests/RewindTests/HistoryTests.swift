@@ -48,8 +48,8 @@ struct HistoryTests {
     try store.undo()
     #expect(store.state.tasks[1]?.title == "X")
     // The view-only actions after it are kept.
-    #expect(store.state.view.searchText == "Y")
-    #expect(store.state.view.isEditing)
+    #expect(store.state.list.searchText == "Y")
+    #expect(store.state.list.isEditing)
     #expect(store.state.view.selection == 1)
   }
 
@@ -145,7 +145,7 @@ struct HistoryTests {
     try store.jump(to: 2, timeline: .document)
     #expect(store.state.tasks.ids.sorted() == [1])
     #expect(store.state.view.selection == nil)  // repaired
-    #expect(store.state.view.searchText == "B")  // the rest of the view state stays
+    #expect(store.state.list.searchText == "B")  // the rest of the view state stays
     #expect(try log().suffix(2) == ["jump jump 6", "repair repair 6"])
     // Undoing the jump brings back the task and the selection: the repair is part of the step.
     try store.undo()
@@ -161,13 +161,13 @@ struct HistoryTests {
     try store.send(.present(.settings))
     try store.send(.add(title: "B"))
     try store.jump(to: 3, timeline: .view)
-    #expect(store.state.view.scrollOffset == 50)
+    #expect(store.state.list.scrollOffset == 50)
     #expect(store.state.view.modal == nil)
     #expect(store.state.tasks.count == 2)
     // A view-only jump changes no document: undo skips it and reverts the add.
     try store.undo()
     #expect(store.state.tasks.count == 1)
-    #expect(store.state.view.scrollOffset == 50)
+    #expect(store.state.list.scrollOffset == 50)
   }
 
   @Test func jumpingToASeqThatIsNotInTheLogIsAnErrorThatChangesNothing() throws {
@@ -240,13 +240,14 @@ private enum NotesAction: LoggedAction {
 }
 
 private struct NotesReducer: Reducer {
-  func reduce(into state: inout NotesState, action: NotesAction) {
+  func reduce(into state: inout NotesState, action: NotesAction) -> Effect<NotesAction> {
     switch action {
     case .write(let id, let text):
       state.notes[id] = Note(id: id, text: text, savedAt: state.notes[id]?.savedAt ?? 0)
     case .stamp(let id, let time):
       state.notes[id]?.savedAt = time
     }
+    return .none
   }
 }
 

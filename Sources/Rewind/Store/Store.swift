@@ -34,6 +34,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   private let reducer: any Reducer<State, Action>
   let repository: Repository<State>
   let registrar = ObservationRegistrar()
+  /// The running effects; their actions come back through ``send(_:)``. When the store is
+  /// gone, effects still running send into nothing.
+  let effects = EffectRunner<Action>()
+  /// Scoped stores to refresh after each commit.
+  var scopes: [WeakScope] = []
   // Key paths into a generic class are built at run time on each use: build them once.
   let stateKeyPath = \Store.state
   let historyKeyPath = \Store.lastSeq
@@ -57,6 +62,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     repository = try Repository(path: path, durability: durability, initialState: initialState)
     current = try repository.load(initialState)
     self.reducer = reducer
+    effects.deliver = { [weak self] action in _ = try self?.send(action) }
     try repair(after: nil)
   }
 
@@ -65,6 +71,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     repository = try Repository(path: nil, initialState: initialState)
     current = try repository.load(initialState)
     self.reducer = reducer
+    effects.deliver = { [weak self] action in _ = try self?.send(action) }
   }
 
   /// The current state: always the last committed one.
@@ -80,7 +87,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   }
 
   /// Runs the reducer for `action`, then commits the changed rows and the log entry in one
-  /// transaction. Observers see the new state only after the commit.
+  /// transaction. Observers see the new state only after the commit; then the effect the
+  /// reducer returned starts (a failed commit drops it).
   ///
   /// - Returns: the committed log entry's `seq`.
   /// - Throws: ``RewindError`` with code ``RewindError/Code/commitFailed`` if the commit
@@ -97,7 +105,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     }
     let name = Action.logName(customName: action.customName, payload: payload)
     // Reduce in place: no copy of the state is kept, so no collection is copied on write.
-    reducer.reduce(into: &current, action: action)
+    let effect = reducer.reduce(into: &current, action: action)
     let changes: [RowChange]
     do {
       changes = try repository.schema.takeChanges(from: &current)
@@ -119,6 +127,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     }
     didCommit()
     repository.takeAutomaticSnapshotIfDue(current)
+    effects.run(effect)
     return seq
   }
 
@@ -139,5 +148,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   func didCommit() {
     registrar.withMutation(of: self, keyPath: stateKeyPath) {}
     registrar.withMutation(of: self, keyPath: historyKeyPath) {}
+    refreshScopes()
   }
+
 }

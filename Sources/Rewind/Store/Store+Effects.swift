@@ -1,0 +1,76 @@
+import Foundation
+
+/// The store's running effects: their tasks, and which cancellation ids mark them.
+@MainActor
+final class EffectRunner<Action: Sendable> {
+  private var tasks: [UUID: Task<Void, Never>] = [:]
+  private var marked: [EffectID: Set<UUID>] = [:]
+  /// Where effects' actions go: the store's `send`, or a test store's queue.
+  var deliver: @MainActor (Action) throws -> Void = { _ in }
+
+  var isEmpty: Bool { tasks.isEmpty }
+
+  func run(_ effect: Effect<Action>, ids: [EffectID] = []) {
+    switch effect.operation {
+    case .none:
+      break
+    case .merge(let effects):
+      for effect in effects { run(effect, ids: ids) }
+    case .cancel(let id):
+      cancel(id)
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { cancel(id) }
+      run(inner, ids: ids + [id])
+    case .run(let work, let onError):
+      let token = UUID()
+      let send = Send<Action> { [weak self] action in try self?.deliver(action) }
+      tasks[token] = Task { @MainActor [weak self] in
+        do {
+          try await work(send)
+        } catch is CancellationError {
+        } catch {
+          if let onError {
+            await onError(error, send)
+          } else if !Task.isCancelled {
+            FileHandle.standardError.write(Data("Rewind: an effect failed and has no error handler: \(error)\n".utf8))
+          }
+        }
+        self?.finished(token, ids)
+      }
+      for id in ids { marked[id, default: []].insert(token) }
+    }
+  }
+
+  func cancel(_ id: EffectID) {
+    for token in marked.removeValue(forKey: id) ?? [] { tasks[token]?.cancel() }
+  }
+
+  func cancelAll() {
+    for task in tasks.values { task.cancel() }
+  }
+
+  private func finished(_ token: UUID, _ ids: [EffectID]) {
+    tasks[token] = nil
+    for id in ids { marked[id]?.remove(token) }
+  }
+
+  /// Waits until no effect is running, including effects started by effects' actions.
+  func finish() async {
+    while let task = tasks.values.first {
+      await task.value
+    }
+  }
+}
+
+extension Store {
+  /// Waits until every running effect has finished, including effects started by the actions
+  /// effects send. A command-line front end calls this before it exits.
+  public func finishEffects() async {
+    await effects.finish()
+  }
+
+  /// Cancels the running effects marked with `id`.
+  public func cancelEffects(id: some Hashable & Sendable) {
+    effects.cancel(EffectID(id))
+  }
+}
