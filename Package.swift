@@ -6,6 +6,7 @@ let package = Package(
   platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
   products: [
     .library(name: "Rewind", targets: ["Rewind"]),
+    .library(name: "RewindTesting", targets: ["RewindTesting"]),
     .executable(name: "rewind", targets: ["RewindCLI"]),
     .executable(name: "tasks", targets: ["TasksCLI"]),
     .executable(name: "rewind-bench", targets: ["RewindBench"]),
@@ -15,6 +16,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     // Tests only: property-based checks of history over random action sequences.
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    // `swift package generate-documentation --target Rewind` builds the DocC catalog.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // The engine.
@@ -31,6 +34,8 @@ let package = Package(
       capability: .buildTool(),
       dependencies: ["EmbedMigrations"]
     ),
+    // An exhaustive test store for apps' reducer tests (Swift Testing).
+    .target(name: "RewindTesting", dependencies: ["Rewind"]),
     // The example app from the seed articles, as a library so tests can drive it.
     .target(name: "TasksExample", dependencies: ["Rewind"]),
     .executableTarget(
@@ -64,7 +69,7 @@ let package = Package(
     .testTarget(
       name: "RewindTests",
       dependencies: [
-        "Rewind", "TasksExample",
+        "Rewind", "RewindTesting", "TasksExample",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]

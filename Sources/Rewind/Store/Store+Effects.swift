@@ -74,3 +74,16 @@ extension Store {
     effects.cancel(EffectID(id))
   }
 }
+
+extension Store {
+  /// Sends the actions effects produce to `handler` instead of reducing them: the test store
+  /// queues them so a test must receive each one explicitly.
+  @_spi(Testing)
+  public func interceptEffectActions(_ handler: @escaping @MainActor (Action) -> Void) {
+    effects.deliver = { handler($0) }
+  }
+
+  /// Whether any effect is still running.
+  @_spi(Testing)
+  public var hasRunningEffects: Bool { !effects.isEmpty }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import GRDB
+import Observation
+@_spi(Testing) import RewindTesting
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+@MainActor
+struct CompositionTests {
+  @Test func featureStatesPersistThroughReopenWithNoExtraWorkPerFeature() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    var committed = TasksState()
+    do {
+      let store = try TasksStore.tasks(path: path)
+      try store.send(.add(title: "Milk"))
+      try store.send(.search("mi"))  // list feature, via Scope
+      try store.send(.settings(.setShowCompleted(false)))  // settings feature, via Scope
+      try store.send(.rename(id: 1, title: "Oat milk"))  // row feature, via forEach
+      try store.send(.present(.newTask(draftTitle: "")))
+      try store.send(.form(.setDraft("Bread")))  // form feature, via ifLet
+      committed = store.state
+    }
+    #expect(committed.list.searchText == "mi")
+    #expect(!committed.settings.showCompleted)
+    #expect(committed.tasks[1]?.title == "Oat milk")
+    #expect(committed.view.modal == .newTask(draftTitle: "Bread"))
+    #expect(try TasksStore.tasks(path: path).state == committed)
+    let paths = try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "SELECT path FROM view_state ORDER BY path") }
+    #expect(paths == ["importStatus", "list.isEditing", "list.scrollOffset", "list.searchText", "modal", "settings.showCompleted"])
+  }
+
+  @Test func ifLetRunsTheChildOnlyWhileItsStateIsPresent() throws {
+    let store = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
+    try store.send(.form(.setDraft("ignored")))  // no modal
+    #expect(store.state.view.modal == nil)
+    try store.send(.present(.settings))
+    try store.send(.form(.setDraft("ignored")))  // another modal
+    #expect(store.state.view.modal == .settings)
+    try store.send(.present(.newTask(draftTitle: "")))
+    try store.send(.form(.setDraft("Plan")))
+    #expect(store.state.view.modal == .newTask(draftTitle: "Plan"))
+  }
+
+  @Test func forEachRunsTheRowFeatureOnOneEntityAndIgnoresMissingIds() throws {
+    let store = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
+    try store.send(.add(title: "A"))
+    try store.send(.add(title: "B"))
+    let rows = try store.repository.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM action_log") }
+    try store.send(.toggle(id: 2))
+    try store.send(.toggle(id: 9))
+    #expect(store.state.tasks[2]?.isDone == true)
+    #expect(store.state.tasks[1]?.isDone == false)
+    #expect(store.state.tasks.count == 2)
+    // Both actions are logged under the row feature's action name; the second changed nothing.
+    let log = try store.repository.database.read {
+      try Row.fetchAll($0, sql: "SELECT action, changes FROM action_log WHERE seq > ?", arguments: [rows])
+    }
+    #expect(log.map { $0["action"] as String } == ["toggle", "toggle"])
+    #expect(log.last?["changes"] == "[]")
+  }
+}
+
+@MainActor
+struct ScopedObservationTests {
+  /// Whether reading `read` inside observation tracking is invalidated by `change`.
+  func notifies(_ read: () -> Void, when change: () throws -> Void) rethrows -> Bool {
+    final class Flag: @unchecked Sendable { var value = false }
+    let flag = Flag()
+    withObservationTracking(read, onChange: { flag.value = true })
+    try change()
+    return flag.value
+  }
+
+  @Test func aTaskRowIsNotNotifiedBySearchButIsByItsRename() throws {
+    let store = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
+    try store.send(.add(title: "Milk"))
+    try store.send(.add(title: "Bread"))
+    let row = store.scope(state: \.tasks[1])
+    #expect(try !notifies({ _ = row.state }, when: { try store.send(.search("bread")) }))
+    #expect(try !notifies({ _ = row.state }, when: { try store.send(.rename(id: 2, title: "Rye")) }))
+    #expect(try notifies({ _ = row.state }, when: { try store.send(.rename(id: 1, title: "Oat milk")) }))
+    #expect(row.state?.title == "Oat milk")
+    // The root store's observers see every commit.
+    #expect(try notifies({ _ = store.state }, when: { try store.send(.search("")) }))
+  }
+
+  @Test func aSearchFieldIsNotifiedBySearchButNotByARename() throws {
+    let store = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
+    try store.send(.add(title: "Milk"))
+    let list = store.scope(state: \.list, action: .list)
+    #expect(try !notifies({ _ = list.state }, when: { try store.send(.rename(id: 1, title: "Oat milk")) }))
+    #expect(try notifies({ _ = list.state }, when: { try list.send(.search("oat")) }))
+    #expect(list.state.searchText == "oat")
+    #expect(store.state.visibleTasks.map(\.title) == ["Oat milk"])
+  }
+
+  @Test func undoRefreshesScopedStoresToo() throws {
+    let store = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
+    try store.send(.add(title: "Milk"))
+    let row = store.scope(state: \.tasks[1])
+    try store.send(.rename(id: 1, title: "Oat milk"))
+    #expect(try notifies({ _ = row.state }, when: { try store.undo() }))
+    #expect(row.state?.title == "Milk")
+  }
+}
+
+// MARK: - Effects
+
+/// A feature whose requests answer after a delay, to test cancellation and stale results.
+private struct Lookup: Reducer {
+  struct State: PersistentState, Codable, Equatable, Sendable {
+    var result = Loadable<String>()
+    static var schema: StateSchema<Self> { StateSchema(.view(\.self)) }
+  }
+
+  enum Action: LoggedAction, Equatable {
+    case look(query: String, delayMilliseconds: Int, cancelInFlight: Bool)
+    case answered(request: Int64, answer: String)
+    case stop
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .look(let query, let delay, let cancelInFlight):
+      let request = state.result.begin()
+      return .run { send in
+        try await Task.sleep(for: .milliseconds(delay))
+        try await send(.answered(request: request, answer: query.uppercased()))
+      }
+      .cancellable(id: "lookup", cancelInFlight: cancelInFlight)
+    case .answered(let request, let answer):
+      state.result.succeed(request, with: answer)
+      return .none
+    case .stop:
+      state.result.reset()
+      return .cancel(id: "lookup")
+    }
+  }
+}
+
+@MainActor
+struct EffectTests {
+  @Test func aNewerRequestCancelsTheOlderAndItsLateResultIsDropped() async throws {
+    let store = try Store(inMemory: Lookup.State(), reducer: Lookup())
+    try store.send(.look(query: "slow", delayMilliseconds: 300, cancelInFlight: true))
+    try store.send(.look(query: "fast", delayMilliseconds: 10, cancelInFlight: true))
+    await store.finishEffects()
+    #expect(store.state.result.value == "FAST")
+    // Only the newer answer was sent and logged; the cancelled request never answered.
+    let actions = try await store.repository.database.read {
+      try String.fetchAll($0, sql: "SELECT payload FROM action_log WHERE action = 'answered'")
+    }
+    #expect(actions.count == 1)
+    #expect(actions.first?.contains("FAST") == true)
+  }
+
+  @Test func aSupersededResultThatArrivesAnywayIsRefusedByLoadable() async throws {
+    // Without cancellation both answers arrive; the older one lands last and is refused.
+    let store = try Store(inMemory: Lookup.State(), reducer: Lookup())
+    try store.send(.look(query: "old", delayMilliseconds: 150, cancelInFlight: false))
+    try store.send(.look(query: "new", delayMilliseconds: 10, cancelInFlight: false))
+    await store.finishEffects()
+    #expect(store.state.result.value == "NEW")
+    let answered = try await store.repository.database.read {
+      try Row.fetchAll($0, sql: "SELECT payload, changes FROM action_log WHERE action = 'answered' ORDER BY seq")
+    }
+    #expect(answered.count == 2)  // both logged, like any action
+    #expect((answered.last?["changes"] as String?) == "[]")  // the stale one changed nothing
+  }
+
+  @Test func cancelStopsARunningEffect() async throws {
+    let store = try Store(inMemory: Lookup.State(), reducer: Lookup())
+    try store.send(.look(query: "never", delayMilliseconds: 200, cancelInFlight: false))
+    try store.send(.stop)
+    await store.finishEffects()
+    #expect(store.state.result.phase == .idle)
+    let answers = try await store.repository.database.read {
+      try Int.fetchOne($0, sql: "SELECT count(*) FROM action_log WHERE action = 'answered'")
+    }
+    #expect(answers == 0)
+  }
+
+  @Test func loadableAdmitsOnlyValidTransitions() {
+    var status = Loadable<Int>()
+    let early = status.succeed(1, with: 1)
+    #expect(!early)  // nothing in flight
+    let first = status.begin()
+    let second = status.begin()
+    let superseded = status.succeed(first, with: 1)
+    let lateFailure = status.fail(first, message: "late")
+    #expect(!superseded && !lateFailure)
+    #expect(status.isLoading)
+    let current = status.succeed(second, with: 2)
+    let afterSuccess = status.fail(second, message: "after success")
+    #expect(current && !afterSuccess)
+    #expect(status.value == 2)
+    status.reset()
+    let abandoned = status.succeed(second, with: 3)
+    #expect(!abandoned)
+    #expect(status.phase == .idle)
+  }
+}
+
+// MARK: - The test store
+
+@MainActor
+struct TestStoreTests {
+  func importFile(_ tasks: String) throws -> (TemporaryDirectory, String) {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.json")
+    try tasks.write(toFile: path, atomically: true, encoding: .utf8)
+    return (directory, path)
+  }
+
+  @Test func anImportIsExhaustivelyAsserted() async throws {
+    let (directory, path) = try importFile(#"[{"title": "Milk"}, {"title": "Eggs", "done": true}]"#)
+    _ = directory
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.importFile(path: path)) {
+      _ = $0.view.importStatus.begin()
+    }
+    let items = [TaskImport.Item(title: "Milk"), TaskImport.Item(title: "Eggs", done: true)]
+    try await store.receive(.importFinished(request: 1, file: path, items: items)) {
+      $0.view.importStatus.succeed(1, with: .init(file: path, count: 2))
+      $0.tasks.insert(TaskItem(id: 1, title: "Milk"))
+      $0.tasks.insert(TaskItem(id: 2, title: "Eggs", isDone: true))
+      $0.allTasks.append(1)
+      $0.allTasks.append(2)
+    }
+    await store.finish()
+    // The import is one undo step; its effect's action was logged like any other.
+    try store.store.undo()
+    #expect(store.state.tasks.isEmpty)
+  }
+
+  @Test func aFailedImportIsReceivedAsAFailure() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.importFile(path: "/nonexistent/tasks.json")) { _ = $0.view.importStatus.begin() }
+    try await store.receive(.importFailed(request: 1, message: "cannot read /nonexistent/tasks.json")) {
+      $0.view.importStatus.fail(1, message: "cannot read /nonexistent/tasks.json")
+    }
+    await store.finish()
+  }
+
+  @Test func anUnassertedChangeFails() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    await withKnownIssue {
+      try await store.send(.add(title: "Milk"))  // says nothing changes; a task was added
+    }
+    await withKnownIssue {
+      try await store.send(.search("x")) { $0.list.searchText = "y" }  // the wrong change
+    }
+  }
+
+  @Test func anEffectActionThatIsNotReceivedFails() async throws {
+    let (directory, path) = try importFile(#"[{"title": "Milk"}]"#)
+    _ = directory
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.importFile(path: path)) { _ = $0.view.importStatus.begin() }
+    await withKnownIssue {
+      await store.finish()
+    }
+  }
+
+  @Test func theDiffShowsWhatDiffers() {
+    var expected = TasksState()
+    expected.list.searchText = "milk"
+    let diff = StateDiffProbe.diff(expected: expected, actual: TasksState())
+    #expect(diff.contains("− ") && diff.contains("+ ") && diff.contains("milk"))
+  }
+}
