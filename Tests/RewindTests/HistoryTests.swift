@@ -210,8 +210,8 @@ struct HistoryTests {
 // MARK: - Opting out of undo
 
 /// A second app, to show an action opting out of undo.
-private struct Note: Entity {
-  static let databaseTableName = "notes"
+private struct Memo: Entity {
+  static let databaseTableName = "memos"
   var id: Int64
   var text: String
   var savedAt: Int64
@@ -224,12 +224,12 @@ private struct Note: Entity {
   }
 }
 
-private struct NotesState: PersistentState, Equatable {
-  var notes = EntityTable<Note>()
-  static var schema: StateSchema<Self> { StateSchema(.entities(\.notes)) }
+private struct MemosState: PersistentState, Equatable {
+  var memos = EntityTable<Memo>()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.memos)) }
 }
 
-private enum NotesAction: LoggedAction {
+private enum MemosAction: LoggedAction {
   case write(id: Int64, text: String)
   /// Bookkeeping the user did not do: not undoable.
   case stamp(id: Int64, time: Int64)
@@ -239,13 +239,13 @@ private enum NotesAction: LoggedAction {
   }
 }
 
-private struct NotesReducer: Reducer {
-  func reduce(into state: inout NotesState, action: NotesAction) -> Effect<NotesAction> {
+private struct MemosReducer: Reducer {
+  func reduce(into state: inout MemosState, action: MemosAction) -> Effect<MemosAction> {
     switch action {
     case .write(let id, let text):
-      state.notes[id] = Note(id: id, text: text, savedAt: state.notes[id]?.savedAt ?? 0)
+      state.memos[id] = Memo(id: id, text: text, savedAt: state.memos[id]?.savedAt ?? 0)
     case .stamp(let id, let time):
-      state.notes[id]?.savedAt = time
+      state.memos[id]?.savedAt = time
     }
     return .none
   }
@@ -254,17 +254,17 @@ private struct NotesReducer: Reducer {
 @MainActor
 struct UndoOptOutTests {
   @Test func anActionThatOptsOutIsLoggedButSkippedByUndo() throws {
-    let store = try Store(inMemory: NotesState(), reducer: NotesReducer())
+    let store = try Store(inMemory: MemosState(), reducer: MemosReducer())
     try store.send(.write(id: 1, text: "first"))
     try store.send(.stamp(id: 1, time: 100))
     #expect(store.canUndo)
     try store.undo()
-    #expect(store.state.notes[1] == nil)
+    #expect(store.state.memos[1] == nil)
     #expect(!store.canUndo)
     try store.redo()
     // Redo reapplies the write as it was logged; the stamp was never part of a step.
-    #expect(store.state.notes[1]?.text == "first")
-    #expect(store.state.notes[1]?.savedAt == 0)
+    #expect(store.state.memos[1]?.text == "first")
+    #expect(store.state.memos[1]?.savedAt == 0)
     let stacks = try store.historyStacks()
     #expect(stacks.undo.map(\.actions) == [["write"]])
   }

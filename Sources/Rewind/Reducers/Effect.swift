@@ -12,14 +12,6 @@
 ///   }
 ///   .cancellable(id: "import", cancelInFlight: true)
 /// ```
-///
-/// ## Topics
-/// - ``none``
-/// - ``run(_:catch:)``
-/// - ``cancellable(id:cancelInFlight:)``
-/// - ``cancel(id:)``
-/// - ``merge(_:)``
-/// - ``map(_:)``
 public struct Effect<Action: Sendable>: Sendable {
   indirect enum Operation: Sendable {
     case none
@@ -36,8 +28,10 @@ public struct Effect<Action: Sendable>: Sendable {
 
   /// Runs `operation` on a task; it may send actions back with `send`.
   ///
-  /// - Parameter handler: called with any error `operation` throws, except cancellation;
-  ///   without one, the error is reported on standard error.
+  /// - Parameters:
+  ///   - operation: the async work, given a ``Send`` for its actions.
+  ///   - handler: called with any error `operation` throws, except cancellation; without one,
+  ///     the error is reported on standard error.
   public static func run(
     _ operation: @escaping @Sendable (Send<Action>) async throws -> Void,
     catch handler: (@Sendable (any Error, Send<Action>) async -> Void)? = nil
@@ -47,6 +41,7 @@ public struct Effect<Action: Sendable>: Sendable {
 
   /// Makes this effect cancellable with ``cancel(id:)``.
   ///
+  /// - Parameter id: any hashable value naming the work, such as a type.
   /// - Parameter cancelInFlight: cancel effects already running with the same id first, so
   ///   that a newer request supersedes an older one. A cancelled effect's later sends are
   ///   dropped: the late result of a superseded request never reaches the state.

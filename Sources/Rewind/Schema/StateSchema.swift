@@ -16,6 +16,8 @@ public struct StateSchema<Root> {
   public init(_ parts: StateSchema...) { self.parts = parts.flatMap(\.parts) }
 
   /// The entity table at `keyPath`, stored in `Entity.databaseTableName`.
+  ///
+  /// - Parameter keyPath: the table in the state.
   public static func entities<E: Entity>(_ keyPath: WritableKeyPath<Root, EntityTable<E>>) -> Self {
     Self(parts: [EntityPart(keyPath: keyPath)])
   }
@@ -36,6 +38,10 @@ public struct StateSchema<Root> {
   /// Each top-level property becomes one row whose path is the property's coding key, prefixed
   /// with `prefix` and a dot when a prefix is given. A property that encodes to nothing (an
   /// optional that is `nil`) has no row.
+  ///
+  /// - Parameters:
+  ///   - keyPath: the view state in the state.
+  ///   - prefix: prepended to its paths.
   public static func view<V: Codable & Equatable & Sendable>(
     _ keyPath: WritableKeyPath<Root, V>, at prefix: String = ""
   ) -> Self {

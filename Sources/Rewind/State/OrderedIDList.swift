@@ -5,8 +5,8 @@
 ///
 /// Each member carries a fractional position key, so that inserting, moving or removing one
 /// member changes one row in `list_entries`, whatever the list's length. Members are kept in
-/// chunks of at most ``chunkCapacity`` so that those operations also cost O(√n)-ish work in
-/// memory rather than shifting the whole list.
+/// chunks of at most 512, so those operations cost O(log n + n / 512) in memory rather than
+/// shifting the whole list.
 ///
 /// ```swift
 /// var list = OrderedIDList<Int64>()

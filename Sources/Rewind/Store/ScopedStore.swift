@@ -51,11 +51,17 @@ struct WeakScope {
 
 extension Store {
   /// A store of the slice at `keyPath`, whose actions are root actions.
+  ///
+  /// - Parameter keyPath: the slice; observers are notified only when it changes.
   public func scope<Child: Equatable>(state keyPath: KeyPath<State, Child>) -> ScopedStore<Child, Action> {
     register(ScopedStore(read: { [unowned self] in current[keyPath: keyPath] }, send: { [unowned self] in try send($0) }))
   }
 
   /// A store of the slice at `keyPath`, whose actions are a child feature's.
+  ///
+  /// - Parameters:
+  ///   - keyPath: the slice; observers are notified only when it changes.
+  ///   - action: how the child's actions embed into the root's.
   public func scope<Child: Equatable, ChildAction>(
     state keyPath: KeyPath<State, Child>, action: ActionCase<Action, ChildAction>
   ) -> ScopedStore<Child, ChildAction> {

@@ -1,0 +1,164 @@
+// The code samples of the DocC articles in Sources/Rewind/Rewind.docc. Every ```swift block
+// of an article must appear here verbatim (DocumentationSamplesTests checks it), so the
+// samples always compile and run.
+import Foundation
+import GRDB
+import Rewind
+import RewindTesting
+import Testing
+
+// MARK: ModelingState
+
+struct Note: Entity {
+  static let databaseTableName = "notes"
+  var id: Int64
+  var text: String
+  var isPinned = false
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("text", .text).notNull()
+      t.column("isPinned", .boolean).notNull()
+    }
+  }
+}
+
+struct NotesView: Codable, Equatable, Sendable {
+  var selection: Int64?
+  var searchText = ""
+  var sheet: Sheet?
+
+  enum Sheet: Codable, Equatable, Sendable {
+    case editor(draft: String)
+    case about
+  }
+}
+
+struct NotesState: PersistentState, Equatable {
+  var notes = EntityTable<Note>()
+  var order = OrderedIDList<Int64>()
+  var view = NotesView()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(
+      .entities(\.notes),
+      .list(\.order, named: "notes", of: Note.self),
+      .view(\.view)
+    )
+  }
+
+  // Derived state is computed, never stored.
+  var visibleNotes: [Note] {
+    order.compactMap { notes[$0] }.filter { view.searchText.isEmpty || $0.text.contains(view.searchText) }
+  }
+}
+
+// MARK: ReducersAndComposition
+
+enum NotesAction: LoggedAction, Equatable {
+  case write(text: String)
+  case delete(id: Int64)
+  case search(String)
+  case pin(id: Int64, PinAction)
+}
+
+enum PinAction: Codable, Equatable, Sendable {
+  case toggle
+}
+
+struct PinFeature: Reducer {
+  func reduce(into note: inout Note, action: PinAction) -> Effect<PinAction> {
+    switch action {
+    case .toggle: note.isPinned.toggle()
+    }
+    return .none
+  }
+}
+
+extension ActionCase<NotesAction, (id: Int64, action: PinAction)> {
+  static let pin = ActionCase(embed: { NotesAction.pin(id: $0.id, $0.action) }) {
+    if case .pin(let id, let action) = $0 { (id, action) } else { nil }
+  }
+}
+
+struct NotesCore: Reducer {
+  func reduce(into state: inout NotesState, action: NotesAction) -> Effect<NotesAction> {
+    switch action {
+    case .write(let text):
+      let id = state.notes.nextID
+      state.notes.insert(Note(id: id, text: text))
+      state.order.append(id)
+    case .delete(let id):
+      state.notes.remove(id: id)
+      state.order.remove(id)
+      if state.view.selection == id { state.view.selection = nil }
+    case .search(let text):
+      state.view.searchText = text
+    case .pin:
+      break  // handled by PinFeature
+    }
+    return .none
+  }
+}
+
+struct NotesReducer: Reducer {
+  let body = NotesCore().forEach(\.notes, action: .pin) { PinFeature() }
+
+  func reduce(into state: inout NotesState, action: NotesAction) -> Effect<NotesAction> {
+    body.reduce(into: &state, action: action)
+  }
+}
+
+// MARK: Persistence
+
+@MainActor
+func openNotes(at path: String) throws -> Store<NotesState, NotesAction> {
+  let store = try Store(path: path, initialState: NotesState(), reducer: NotesReducer())
+  let seq = try store.send(.write(text: "Buy milk"))  // committed when this returns
+  print("committed as seq \(seq)")
+  return store
+}
+
+// MARK: History
+
+@MainActor
+func travel(_ store: Store<NotesState, NotesAction>) throws {
+  let first = try store.send(.write(text: "Draft"))
+  try store.send(.search("Dr"))
+  try store.undo()  // reverts the write; the search (view state only) stays
+  try store.redo()
+  try store.jump(to: first, timeline: .document)  // the notes as they were after `first`
+  print(try store.historyStacks().undo.map(\.actions))
+}
+
+// MARK: Testing
+
+@MainActor
+@Test func writingANote() async throws {
+  let store = try TestStore(initialState: NotesState(), reducer: NotesReducer())
+  try await store.send(.write(text: "Buy milk")) {
+    $0.notes.insert(Note(id: 1, text: "Buy milk"))
+    $0.order.append(1)
+  }
+  try await store.send(.pin(id: 1, .toggle)) {
+    $0.notes[1]?.isPinned = true
+  }
+  await store.finish()
+}
+
+// MARK: - The samples run
+
+@MainActor
+struct DocumentationSampleRuns {
+  @Test func persistenceAndHistorySamplesWork() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("notes.sqlite")
+    let store = try openNotes(at: path)
+    try travel(store)
+    #expect(store.state.notes.count == 2)
+    // The document jump left the view state alone: the search still filters.
+    #expect(store.state.visibleNotes.map(\.text) == ["Draft"])
+    #expect(try Store(path: path, initialState: NotesState(), reducer: NotesReducer()).state == store.state)
+  }
+}
