@@ -25,6 +25,7 @@ public struct StateSchema<Root> {
   /// The order list at `keyPath`, stored as `list_entries` rows named `name`.
   ///
   /// - Parameters:
+  ///   - keyPath: the list in the state.
   ///   - name: the list's name in `list_entries.list`; unique in the database.
   ///   - entity: the entity kind whose ids the list orders.
   public static func list<E: Entity>(
@@ -50,8 +51,10 @@ public struct StateSchema<Root> {
 
   /// The child state at `keyPath`, persisted by its own schema.
   ///
-  /// - Parameter viewPrefix: prepended to the child's view-state paths, so that two features'
-  ///   view states cannot collide.
+  /// - Parameters:
+  ///   - keyPath: the child state in the parent.
+  ///   - viewPrefix: prepended to the child's view-state paths, so that two features' view
+  ///     states cannot collide.
   public static func scope<Child: PersistentState>(
     _ keyPath: WritableKeyPath<Root, Child>, viewPrefix: String
   ) -> Self {
