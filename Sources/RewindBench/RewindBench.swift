@@ -198,19 +198,23 @@ struct Benchmark {
     }
   }
 
+  /// A closed database of `taskCount` tasks and `logLength` actions of the dispatch mix.
+  func makeHistory(_ name: String, taskCount: Int, logLength: Int) throws -> String {
+    let path = temporaryDatabase(name)
+    let store = try TasksStore(path: path, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
+    var workload = Workload(taskCount: taskCount)
+    for index in 0..<logLength { try store.send(workload.action(index)) }
+    return path
+  }
+
   // MARK: - Open: the engine against reading the same tables raw
 
   mutating func open() throws {
     let taskCount = 100_000
     let logLength = quick ? 5_000 : 50_000
     note("open: \(taskCount) tasks and \(logLength) more log entries")
-    let path = temporaryDatabase("open")
+    let path = try makeHistory("open", taskCount: taskCount, logLength: logLength)
     defer { removeDatabase(path) }
-    do {
-      let store = try TasksStore(path: path, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
-      var workload = Workload(taskCount: taskCount)
-      for index in 0..<logLength { try store.send(workload.action(index)) }
-    }
     var engine = Samples()
     var raw = Samples()
     for _ in 0..<5 {
@@ -228,13 +232,8 @@ struct Benchmark {
     let taskCount = 2_000
     let logLength = quick ? 12_000 : 40_000
     note("restore: \(taskCount) tasks, \(logLength) log entries")
-    let path = temporaryDatabase("restore")
+    let path = try makeHistory("restore", taskCount: taskCount, logLength: logLength)
     defer { removeDatabase(path) }
-    do {
-      let store = try TasksStore(path: path, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
-      var workload = Workload(taskCount: taskCount)
-      for index in 0..<logLength { try store.send(workload.action(index)) }
-    }
     // A far seq: early in the log, between two automatic snapshots.
     let target: Int64 = 6_000
     for withSnapshots in [true, false] {

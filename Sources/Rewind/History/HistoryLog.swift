@@ -147,26 +147,33 @@ struct HistoryLog {
   /// Reverts the step on top of the undo stack. Returns the entry's seq and the changes it
   /// made, or `nil` when there is nothing to undo.
   mutating func undo(_ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
-    guard let step = nextUndo else { return nil }
-    let changes = try changesRestoring(try netChanges(ofStep: step, db), .backward, db)
-    let seq = try append(
-      LogEntry(kind: .undo, action: "undo", payload: #"{"step":\#(step)}"#, changes: changes, undo: .none), db)
-    try db.cachedStatement(sql: "UPDATE undo_steps SET undone = 1 WHERE id = ?").execute(arguments: [step])
-    nextRedo = step
-    nextUndo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM undo_steps WHERE id < ?"), arguments: [step])
-    return (seq, changes)
+    try move(.backward, db)
   }
 
   /// Reapplies the step on top of the redo stack. Returns the entry's seq and the changes it
   /// made, or `nil` when there is nothing to redo.
   mutating func redo(_ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
-    guard let step = nextRedo else { return nil }
-    let changes = try changesRestoring(try netChanges(ofStep: step, db), .forward, db)
-    let seq = try append(
-      LogEntry(kind: .redo, action: "redo", payload: #"{"step":\#(step)}"#, changes: changes, undo: .none), db)
-    try db.cachedStatement(sql: "UPDATE undo_steps SET undone = 0 WHERE id = ?").execute(arguments: [step])
-    nextUndo = step
-    nextRedo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(id) FROM undo_steps WHERE id > ?"), arguments: [step])
+    try move(.forward, db)
+  }
+
+  /// Undo (`.backward`) or redo (`.forward`): moves the top step of one stack to the other.
+  private mutating func move(_ direction: ChangeDirection, _ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
+    let undoing = direction == .backward
+    guard let step = undoing ? nextUndo : nextRedo else { return nil }
+    let changes = try changesRestoring(try netChanges(ofStep: step, db), direction, db)
+    let entry = LogEntry(
+      kind: undoing ? .undo : .redo, action: undoing ? "undo" : "redo", payload: #"{"step":\#(step)}"#,
+      changes: changes, undo: .none)
+    let seq = try append(entry, db)
+    try db.cachedStatement(sql: "UPDATE undo_steps SET undone = ? WHERE id = ?").execute(arguments: [undoing, step])
+    // Undone steps are the largest ids, so the next tops are the neighbours of `step`.
+    if undoing {
+      nextRedo = step
+      nextUndo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM undo_steps WHERE id < ?"), arguments: [step])
+    } else {
+      nextUndo = step
+      nextRedo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(id) FROM undo_steps WHERE id > ?"), arguments: [step])
+    }
     return (seq, changes)
   }
 
