@@ -13,7 +13,7 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   var storage: [Entity.ID: Entity] = [:]
   /// Entities as they were before the action in progress touched them (`nil`: absent).
   var pending: [Entity.ID: Entity?] = [:]
-  /// The largest id ever stored, for ``nextID``.
+  /// The largest id stored since the table was created or loaded, for ``nextID``.
   var largestID: Entity.ID?
 
   /// Creates an empty table.
@@ -101,7 +101,9 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
 }
 
 extension EntityTable where Entity.ID: BinaryInteger {
-  /// An id no entity has used in this table's lifetime: one past the largest.
+  /// One past the largest id stored since the table was created or loaded: within one run, a
+  /// deleted entity's id is not given out again; after reopening, ids continue from the largest
+  /// one present.
   public var nextID: Entity.ID { (largestID ?? 0) + 1 }
 }
 
