@@ -52,12 +52,7 @@ struct Benchmark {
 
   mutating func run() throws {
     func runs(_ name: String) -> Bool { only == nil || only == name }
-    if runs("dispatch") {
-      for size in dispatchSizes {
-        try dispatch(taskCount: size)
-        if size == 100_000 { results.peakRSSMiB = peakResidentMiB() }
-      }
-    }
+    if runs("dispatch") { try dispatch() }
     if runs("undo") { try undo() }
     if runs("open") { try open() }
     if runs("restore") { try restoreAndExport() }
@@ -66,60 +61,90 @@ struct Benchmark {
 
   // MARK: - Dispatch: engine, floor, engine without persistence
 
-  mutating func dispatch(taskCount: Int) throws {
-    let key = String(taskCount)
-    let initial = Workload.state(taskCount: taskCount)
-
-    note("dispatch, \(taskCount) tasks: creating the databases")
-    let enginePath = temporaryDatabase("engine-\(taskCount)")
-    let floorPath = temporaryDatabase("floor-\(taskCount)")
-    defer {
-      removeDatabase(enginePath)
-      removeDatabase(floorPath)
-    }
-    // Create both, close them (which checkpoints the WAL into the file), measure the engine's
-    // file; reopen; run the engine and the floor in alternating blocks, so that whatever else
-    // the machine does falls on both alike; close and measure again.
-    _ = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
-    _ = try TasksStore(path: floorPath, initialState: initial, reducer: TasksReducer())
-    let sizeBefore = fileSize(enginePath)
-    var engineSamples = Samples()
+  /// One size's dispatch run: the engine's store and the floor, with their workloads.
+  struct DispatchRun {
+    let taskCount: Int
+    let enginePath: String
+    let floorPath: String
+    let sizeBefore: Int64
+    var store: TasksStore?
+    var floor: Floor?
+    var engineWorkload: Workload
+    var floorWorkload: Workload
+    var engine = Samples()
     var floorSamples = Samples()
-    do {
-      let store = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
-      let floor = try Floor(path: floorPath, state: initial)
-      var engineWorkload = Workload(taskCount: taskCount)
-      var floorWorkload = Workload(taskCount: taskCount)
-      note("dispatch, \(taskCount) tasks: \(dispatchActions) actions each, engine and floor")
-      let block = 100
-      for start in stride(from: 0, to: dispatchActions, by: block) {
-        for index in start..<min(start + block, dispatchActions) {
-          let action = engineWorkload.action(index)
-          try engineSamples.time { try store.send(action) }
-        }
-        for index in start..<min(start + block, dispatchActions) {
-          let action = floorWorkload.action(index)
-          try floorSamples.time { try floor.perform(action) }
-        }
+  }
+
+  /// The engine and the floor at every size, measured in alternating blocks across all of
+  /// them, so that whatever else the machine does falls on every size and both designs alike
+  /// (on this shared machine, speed drifts by up to 2x between minutes).
+  mutating func dispatch() throws {
+    var runs: [DispatchRun] = []
+    defer {
+      for run in runs {
+        removeDatabase(run.enginePath)
+        removeDatabase(run.floorPath)
       }
     }
-    if taskCount == 10_000 {
-      results.bytesPerAction = Double(fileSize(enginePath) - sizeBefore) / Double(dispatchActions)
+    for taskCount in dispatchSizes {
+      note("dispatch, \(taskCount) tasks: creating the databases")
+      let initial = Workload.state(taskCount: taskCount)
+      let enginePath = temporaryDatabase("engine-\(taskCount)")
+      let floorPath = temporaryDatabase("floor-\(taskCount)")
+      // Create both and close them (which checkpoints the WAL into the file) before measuring
+      // the engine's file size; then reopen for the actions.
+      _ = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
+      _ = try TasksStore(path: floorPath, initialState: initial, reducer: TasksReducer())
+      var run = DispatchRun(
+        taskCount: taskCount, enginePath: enginePath, floorPath: floorPath, sizeBefore: fileSize(enginePath),
+        engineWorkload: Workload(taskCount: taskCount), floorWorkload: Workload(taskCount: taskCount))
+      run.store = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
+      run.floor = try Floor(path: floorPath, state: initial)
+      runs.append(run)
     }
-    results.engine[key] = engineSamples
-    results.floor[key] = floorSamples
+    note("dispatch: \(dispatchActions) actions per size, engine and floor, in alternating blocks")
+    let block = 100
+    for start in stride(from: 0, to: dispatchActions, by: block) {
+      for index in runs.indices {
+        var run = runs[index]
+        let store = run.store!
+        let floor = run.floor!
+        for action in start..<min(start + block, dispatchActions) {
+          let next = run.engineWorkload.action(action)
+          try run.engine.time { try store.send(next) }
+        }
+        for action in start..<min(start + block, dispatchActions) {
+          let next = run.floorWorkload.action(action)
+          try run.floorSamples.time { try floor.perform(next) }
+        }
+        runs[index] = run
+      }
+    }
+    results.peakRSSMiB = peakResidentMiB()
+    for index in runs.indices {
+      let key = String(runs[index].taskCount)
+      results.engine[key] = runs[index].engine
+      results.floor[key] = runs[index].floorSamples
+      runs[index].store = nil  // closing checkpoints the WAL into the file
+      runs[index].floor = nil
+      if runs[index].taskCount == 10_000 {
+        results.bytesPerAction = Double(fileSize(runs[index].enginePath) - runs[index].sizeBefore) / Double(dispatchActions)
+      }
+    }
 
-    note("engine without persistence, \(taskCount) tasks")
-    var state = initial
-    let recorder = try StateRecorder(&state)
-    var offSamples = Samples()
-    var workload = Workload(taskCount: taskCount)
-    let reducer = TasksReducer()
-    for index in 0..<dispatchActions {
-      let action = workload.action(index)
-      _ = try offSamples.time { try recorder.reduce(reducer, action, &state) }
+    for taskCount in dispatchSizes {
+      note("engine without persistence, \(taskCount) tasks")
+      var state = Workload.state(taskCount: taskCount)
+      let recorder = try StateRecorder(&state)
+      var samples = Samples()
+      var workload = Workload(taskCount: taskCount)
+      let reducer = TasksReducer()
+      for index in 0..<dispatchActions {
+        let action = workload.action(index)
+        _ = try samples.time { try recorder.reduce(reducer, action, &state) }
+      }
+      results.engineWithoutPersistence[String(taskCount)] = samples
     }
-    results.engineWithoutPersistence[key] = offSamples
   }
 
   // MARK: - Naive: the whole state as JSON on every action
