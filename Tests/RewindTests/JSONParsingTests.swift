@@ -24,6 +24,12 @@ struct JSONParsingTests {
     #expect(throws: RewindError.self) { try JSONValue.parse(text) }
   }
 
+  @Test func objectMembersKeepValueTextsAndUnescapeKeys() {
+    let members = JSONObjectMembers.split(#"{"plain":{"a":[1,"x,y"]},"quo\"te":"v","n":null}"#)
+    #expect(members == ["plain": #"{"a":[1,"x,y"]}"#, "quo\"te": #""v""#, "n": "null"])
+    #expect(JSONObjectMembers.split("[1]") == nil)
+  }
+
   /// Bounded fuzzing in CI; set REWIND_FUZZ_COUNT for a longer run.
   static let fuzzCount = ProcessInfo.processInfo.environment["REWIND_FUZZ_COUNT"].flatMap(Int.init) ?? 400
 

@@ -94,6 +94,17 @@ extension HistoryLog {
     return rows
   }
 
+  /// Replaces the state tables' rows `current` with `target`, as one undoable entry (a
+  /// restore or an import). Returns the entry's seq.
+  mutating func replaceState(
+    _ current: StateRows, with target: StateRows, kind: LogEntry.Kind, payload: String, _ db: Database
+  ) throws -> Int64 {
+    try append(
+      LogEntry(
+        kind: kind, action: kind.rawValue, payload: payload, changes: current.changes(to: target), undo: .step(group: nil)),
+      db)
+  }
+
   /// Stores the current state tables as a snapshot.
   mutating func takeSnapshot(kind: String, label: String?, _ db: Database) throws {
     try insertSnapshot(try StateRows(db, catalog: tables), seq: lastSeq, kind: kind, label: label, db)

@@ -160,7 +160,8 @@ enum JSONObjectMembers {
       // Keys are coding keys: they need unescaping only if they contain a backslash.
       let key: String
       if rawKey.contains(UInt8(ascii: "\\")) {
-        guard let decoded = try? JSONDecoder().decode(String.self, from: Data(bytes[index..<keyEnd])) else { return nil }
+        guard case .string(let decoded)? = try? JSONValue.parse(String(decoding: bytes[index..<keyEnd], as: UTF8.self))
+        else { return nil }
         key = decoded
       } else {
         key = String(decoding: rawKey, as: UTF8.self)

@@ -139,7 +139,6 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   public func reload() throws {
     try repository.reloadHistory()
     current = try repository.load(current)
-    _ = try repository.schema.takeChanges(from: &current)  // loading is not a change
     didCommit()
   }
 

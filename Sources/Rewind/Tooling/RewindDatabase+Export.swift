@@ -95,11 +95,9 @@ extension RewindDatabase {
     try write { db, history in
       let current = try StateRows(db, catalog: history.tables)
       let target = try Self.importedRows(json, current: current, catalog: history.tables)
-      let changes = current.changes(to: target)
       let payload = #"{"rows":\#(target.tables.values.map(\.count).reduce(0, +))}"#
       do {
-        return try history.append(
-          LogEntry(kind: .import, action: "import", payload: payload, changes: changes, undo: .step(group: nil)), db)
+        return try history.replaceState(current, with: target, kind: .import, payload: payload, db)
       } catch let error as DatabaseError {
         throw RewindError(.invalidImport, "the imported state does not fit the database's tables", underlying: error)
       }

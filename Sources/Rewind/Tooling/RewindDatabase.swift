@@ -76,7 +76,9 @@ public final class RewindDatabase {
           return try body(db, &history)
         }
       }
-      try takeAutomaticSnapshotIfDue()
+      // The write has committed: a snapshot that fails now only loses a speed-up, as in the
+      // store, so it must not turn a done undo or restore into a reported failure.
+      try? takeAutomaticSnapshotIfDue()
       return result
     } catch {
       try? queue.read { db in try history.reload(db) }
@@ -121,10 +123,8 @@ public final class RewindDatabase {
   public func restore(to seq: Int64) throws -> Int64 {
     try write { db, history in
       let target = try history.rows(at: seq, db)
-      let changes = try StateRows(db, catalog: history.tables).changes(to: target)
-      return try history.append(
-        LogEntry(kind: .restore, action: "restore", payload: #"{"to":\#(seq)}"#, changes: changes, undo: .step(group: nil)),
-        db)
+      return try history.replaceState(
+        StateRows(db, catalog: history.tables), with: target, kind: .restore, payload: #"{"to":\#(seq)}"#, db)
     }
   }
 
@@ -139,12 +139,11 @@ public final class RewindDatabase {
         throw RewindError(.snapshotLabel, "there is no snapshot labelled \(label)")
       }
       let target = try StateRows(json: json, catalog: history.tables)
-      let changes = try StateRows(db, catalog: history.tables).changes(to: target)
       var payload = #"{"snapshot":"#
       JSONText.appendString(label, to: &payload)
       payload += "}"
-      return try history.append(
-        LogEntry(kind: .restore, action: "restore", payload: payload, changes: changes, undo: .step(group: nil)), db)
+      return try history.replaceState(
+        StateRows(db, catalog: history.tables), with: target, kind: .restore, payload: payload, db)
     }
   }
 
