@@ -2,10 +2,8 @@ import ArgumentParser
 import Rewind
 import TasksExample
 
-/// A subcommand that moves through history and prints one line: the new entry's seq and name.
-protocol HistoryCommand: StoreCommand {}
 
-struct Undo: HistoryCommand {
+struct Undo: WritingCommand {
   static let configuration = CommandConfiguration(
     abstract: "Revert the last change to the document (view-only actions are skipped).")
   @ParentCommand var root: TasksCommand
@@ -15,7 +13,7 @@ struct Undo: HistoryCommand {
   }
 }
 
-struct Redo: HistoryCommand {
+struct Redo: WritingCommand {
   static let configuration = CommandConfiguration(abstract: "Reapply the last undone change.")
   @ParentCommand var root: TasksCommand
   @MainActor func run(on store: TasksStore) throws -> String {
@@ -24,7 +22,7 @@ struct Redo: HistoryCommand {
   }
 }
 
-struct Jump: HistoryCommand {
+struct Jump: WritingCommand {
   static let configuration = CommandConfiguration(
     abstract: "Set the state to what it was right after SEQ (a new, undoable log entry).",
     discussion: """

@@ -35,9 +35,7 @@ struct Shell: AsyncParsableCommand {
       switch command {
       case let command as Import:
         return try await command.run(on: store)
-      case let command as any ActionCommand:
-        return try reloadingOnce(store) { try command.run(on: store) }
-      case let command as any HistoryCommand:
+      case let command as any WritingCommand:
         return try reloadingOnce(store) { try command.run(on: store) }
       case is Show:
         let screen = store.state.render().split(separator: "\n").joined(separator: " | ")

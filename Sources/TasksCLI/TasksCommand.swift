@@ -60,8 +60,12 @@ extension StoreCommand {
   }
 }
 
+/// A subcommand that writes a log entry (an action, an undo, a jump) and prints one line: the
+/// new entry's seq and name. The shell runs these, reloading once if another process wrote.
+protocol WritingCommand: StoreCommand {}
+
 /// A subcommand that sends one action.
-protocol ActionCommand: StoreCommand {
+protocol ActionCommand: WritingCommand {
   /// The action to send; throws when it names a task that does not exist.
   func action(in state: TasksState) throws -> TasksAction
 }
