@@ -1,0 +1,280 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+
+/// Each case reported in issue 10 ("History you can trust"), reproduced on the library: these
+/// failed before the engine was changed.
+@MainActor
+struct TrustRegressionTests {
+  let directory: TemporaryDirectory
+  let path: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("journal.sqlite")
+  }
+
+  func verify() throws -> [String] { try RewindDatabase(path: path).verify().problems }
+
+  // MARK: - Two writers
+
+  @Test func twoStoresWritingOneFileLoseNothingAndNeverRefuse() throws {
+    let a = try JournalStore.journal(path: path)
+    let b = try JournalStore.journal(path: path)
+    for index in 0..<30 {
+      try a.send(.add(title: "a\(index)"))
+      try b.send(.add(title: "b\(index)"))
+      // Each computes on the rows as they are now: b renames a's latest note, not a stale one.
+      try b.send(.rename(id: a.state.entries.nextID - 1, title: "a\(index)!"))
+    }
+    let titles = Set(try fileState(path).entries.values.map(\.title))
+    for index in 0..<30 {
+      #expect(titles.contains("a\(index)!"))
+      #expect(titles.contains("b\(index)"))
+    }
+    #expect(try fileState(path).entries.count == 60)
+    #expect(b.state == (try fileState(path)))
+    #expect(try verify() == [])
+  }
+
+  @Test func aStoreCatchesUpBeforeItsReducerRuns() throws {
+    let a = try JournalStore.journal(path: path)
+    let b = try JournalStore.journal(path: path)
+    try a.send(.add(title: "one"))
+    // b has not seen note 1; its add must not reuse id 1 and overwrite it.
+    try b.send(.add(title: "two"))
+    #expect(b.state.entries[1]?.title == "one")
+    #expect(b.state.entries[2]?.title == "two")
+    #expect(try fileState(path).entries.count == 2)
+    #expect(b.state == (try fileState(path)))
+    #expect(try verify() == [])
+  }
+
+  // MARK: - Snapshots
+
+  @Test func aSnapshotIsLabelledWithTheSeqOfTheStateItHolds() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "one"))
+    let tool = try RewindDatabase(path: path)
+    try store.send(.add(title: "two"))  // the tool's position is now stale
+    try tool.queue.write { db in try tool.history.takeSnapshot(kind: "automatic", label: nil, db) }
+    #expect(try verify() == [])
+    let export = try tool.export(at: store.lastSeq)
+    #expect(export.contains("\"two\""))
+  }
+
+  // MARK: - Undo never clobbers
+
+  @Test func undoKeepsAColumnALaterNonUndoableActionSet() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.type(id: 1, text: "body"))
+    try store.send(.syncRename(id: 1, title: "synced"))
+    try store.undo()  // the typing
+    #expect(store.state.entries[1]?.body == "")
+    #expect(store.state.entries[1]?.title == "synced")
+    try store.redo()
+    #expect(store.state.entries[1]?.body == "body")
+    #expect(store.state.entries[1]?.title == "synced")
+    #expect(try verify() == [])
+  }
+
+  @Test func undoDoesNotBringBackARowALaterActionDeleted() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.rename(id: 1, title: "B"))
+    try store.send(.syncDelete(id: 1))
+    _ = try store.undo()
+    // The note stays deleted: no note without its list entry, a state that never existed.
+    #expect(store.state.entries[1] == nil)
+    #expect(store.state.all.ids == [])
+    #expect(store.state == (try fileState(path)))
+    #expect(try verify() == [])
+  }
+
+  @Test func undoThatWouldLeaveAListEntryWithoutItsEntityIsRefused() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.syncPin(id: 1))  // a list entry the add's step did not write
+    let before = try dump(path)
+    #expect {
+      try store.undo()
+    } throws: { error in
+      "\(error)".contains("pinned") && "\(error)".contains("entries")
+    }
+    #expect(try dump(path) == before)
+    #expect(store.state.entries[1]?.pinned == true)
+    #expect(store.state == (try fileState(path)))
+  }
+
+  @Test func undoThenRedoReturnsExactlyWhereItStarted() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.select(id: 1))
+    try store.send(.present(.edit(id: 1)))
+    let start = store.state
+    try store.undo()  // the add: repair clears the selection and the modal
+    #expect(store.state.view.selection == nil)
+    #expect(store.state.view.modal == nil)
+    try store.redo()
+    #expect(store.state == start)
+    try store.undo()
+    try store.redo()
+    #expect(store.state == start)
+    #expect(store.state == (try fileState(path)))
+  }
+
+  // MARK: - Compaction
+
+  @Test func compactingEverythingKeepsSeqsMonotonicAndTheFileHealthy() throws {
+    let store = try JournalStore.journal(path: path)
+    for index in 0..<5 { try store.send(.add(title: "n\(index)")) }
+    let last = store.lastSeq
+    _ = try RewindDatabase(path: path).compact(keep: 0)
+    let reopened = try JournalStore.journal(path: path)
+    let seq = try reopened.send(.add(title: "after"))
+    #expect(seq > last)
+    #expect(try verify() == [])
+    let tool = try RewindDatabase(path: path)
+    _ = try tool.export(at: seq)
+    _ = try tool.restore(to: seq - 1)
+    _ = try tool.compact(keep: 0)
+    #expect(try verify() == [])
+  }
+
+  @Test func compactingAfterUndosKeepsRedoExact() throws {
+    let store = try JournalStore.journal(path: path)
+    for index in 0..<6 { try store.send(.add(title: "n\(index)")) }
+    let full = store.state
+    try store.undo()
+    try store.undo()
+    _ = try RewindDatabase(path: path).compact(keep: 3)
+    let reopened = try JournalStore.journal(path: path)
+    try reopened.redo()
+    try reopened.redo()
+    #expect(reopened.state.entries == full.entries)
+    #expect(reopened.state.all == full.all)
+    #expect(try verify() == [])
+  }
+
+  @Test func aRunningStoreNoticesACompaction() throws {
+    let store = try JournalStore.journal(path: path)
+    for index in 0..<4 { try store.send(.add(title: "n\(index)")) }
+    let early = store.lastSeq - 2
+    _ = try RewindDatabase(path: path).compact(keep: 0)
+    // Nothing left to undo: undo says so instead of reporting a step it cannot revert.
+    #expect(try store.undo() == nil)
+    #expect(throws: RewindError.self) { try store.jump(to: early) }
+    #expect(store.state == (try fileState(path)))
+  }
+
+  // MARK: - Failed jumps and reload
+
+  @Test func aJumpToTheStartSucceedsAndMemoryEqualsTheFile() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    _ = try? store.jump(to: 0)
+    #expect(store.state == (try fileState(path)))
+    try store.send(.add(title: "B"))
+    #expect(store.state == (try fileState(path)))
+    #expect(try verify() == [])
+  }
+
+  @Test func aJumpThatFailsToDecodeLeavesMemoryEqualToTheFile() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    let seq = store.lastSeq
+    try store.send(.add(title: "B"))
+    try store.send(.scroll(5))
+    // Damage the view value the jump must restore: it no longer decodes as JournalView.scroll.
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql: "UPDATE action_log SET changes = replace(changes, '\"value\":\"5.0\"', '\"value\":\"\\\"x\\\"\"') WHERE seq = ?",
+        arguments: [store.lastSeq])
+      try db.execute(sql: "UPDATE action_log SET changes = replace(changes, '\"value\":\"5\"', '\"value\":\"\\\"x\\\"\"') WHERE seq = ?", arguments: [store.lastSeq])
+    }
+    #expect(throws: RewindError.self) { try store.jump(to: seq) }
+    #expect(store.state == (try fileState(path)))
+    try store.send(.add(title: "C"))
+    #expect(store.state == (try fileState(path)))
+  }
+
+  @Test func reloadIsOpen() throws {
+    let a = try JournalStore.journal(path: path)
+    let b = try JournalStore.journal(path: path)
+    try a.send(.add(title: "A"))
+    try a.send(.select(id: 1))
+    try a.send(.present(.about))
+    try b.reload()
+    try b.send(.present(nil))
+    try b.send(.syncDelete(id: 1))
+    try a.reload()
+    #expect(a.state.view.modal == nil)
+    #expect(a.state.view.selection == nil)
+    #expect(a.state == (try fileState(path)))
+  }
+
+  @Test func anOptionalWithADefaultStaysNilAfterReopening() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.setSort(nil))
+    #expect(try fileState(path).view.sort == nil)
+    try store.send(.setSort("date"))
+    try store.undo()
+    #expect(store.state.view.sort == "date")  // view-only: skipped by undo
+    #expect(try fileState(path).view.sort == "date")
+  }
+
+  // MARK: - Silent damage
+
+  @Test func aTitleWithNULRoundTripsOrIsRefused() throws {
+    let store = try JournalStore.journal(path: path)
+    do {
+      try store.send(.add(title: "a\u{0}b"))
+      #expect(try fileState(path).entries[1]?.title == "a\u{0}b")
+    } catch let error as RewindError {
+      #expect(error.description.contains("NUL"))
+      #expect(store.state.entries.isEmpty)
+    }
+    #expect(try verify() == [])
+  }
+
+  @Test func aDroppedEntityTableIsAnErrorNotARecreatedEmptyOne() throws {
+    try JournalStore.journal(path: path).send(.add(title: "A"))
+    try DatabaseQueue(path: path).write { db in try db.execute(sql: "DROP TABLE entries") }
+    #expect {
+      _ = try JournalStore.journal(path: path)
+    } throws: { error in
+      "\(error)".contains("entries")
+    }
+  }
+
+  @Test func anEditedSnapshotIsDetected() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    _ = try RewindDatabase(path: path).snapshot(label: "s")
+    try store.send(.add(title: "B"))
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "UPDATE snapshots SET rows = replace(rows, '\"A\"', '\"Z\"')")
+    }
+    #expect(throws: RewindError.self) { try RewindDatabase(path: path).restore(snapshot: "s") }
+    #expect(try fileState(path).entries[1]?.title == "A")
+  }
+
+  @Test func inMemoryAndURIPathsAreRefused() throws {
+    for bad in [":memory:", "file::memory:", "", "file:journal.sqlite?mode=memory"] {
+      #expect(throws: RewindError.self, "\(bad)") { _ = try JournalStore.journal(path: bad) }
+    }
+  }
+
+  @Test func aFileTruncatedByOneByteIsRefused() throws {
+    try JournalStore.journal(path: path).send(.add(title: "A"))
+    try DatabaseQueue(path: path).writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+    let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+    #expect(truncate(path, off_t(size - 1)) == 0)
+    #expect(throws: RewindError.self) { _ = try JournalStore.journal(path: path) }
+  }
+}
