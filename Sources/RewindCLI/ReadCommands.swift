@@ -59,13 +59,11 @@ struct Export: ParsableCommand {
   var output: String?
 
   func run() throws {
-    let json = try database.open().export(at: at)
+    let opened = try database.open()
+    if let output { try opened.checkExportDestination(output) }
+    let json = try opened.export(at: at)
     if let output {
-      do {
-        try json.write(toFile: output, atomically: true, encoding: .utf8)
-      } catch {
-        throw CLIError("cannot write \(output): \(error.localizedDescription)")
-      }
+      try writeOwnerOnly(json, to: output)
     } else {
       FileHandle.standardOutput.write(Data(json.utf8))
     }
@@ -87,5 +85,31 @@ struct Verify: ParsableCommand {
       throw CLIError("\(database.path) failed verification with \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
     }
     print("\(database.path) is healthy.")
+  }
+}
+
+/// Writes `text` to `path` readable by its owner only, as the database is: an export holds the
+/// same data. Replaces the file atomically (a temporary file renamed over it).
+func writeOwnerOnly(_ text: String, to path: String) throws {
+  let temporary = path + ".rewind-tmp-\(getpid())"
+  let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+  guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
+  let bytes = Array(text.utf8)
+  var written = 0
+  while written < bytes.count {
+    let result = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if result <= 0 {
+      let reason = String(cString: strerror(errno))
+      close(fd)
+      unlink(temporary)
+      throw CLIError("cannot write \(path): \(reason)")
+    }
+    written += result
+  }
+  close(fd)
+  guard rename(temporary, path) == 0 else {
+    let reason = String(cString: strerror(errno))
+    unlink(temporary)
+    throw CLIError("cannot write \(path): \(reason)")
   }
 }

@@ -51,7 +51,11 @@ struct Restore: ParsableCommand {
 
   func run() throws {
     let database = try database.open()
-    let seq = try to.map { try database.restore(to: $0) } ?? database.restore(snapshot: snapshot!)
+    let seq = try to.map { try database.restore(to: $0) } ?? database.restore(snapshot: snapshot ?? "")
+    guard let seq else {
+      print("Nothing to restore: the state already is \(to.map { "the one right after seq \($0)" } ?? "snapshot \(snapshot ?? "")'s").")
+      return
+    }
     print("\(seq) restore")
   }
 }
@@ -70,7 +74,11 @@ struct Import: ParsableCommand {
     } catch {
       throw CLIError("cannot read \(file): \(error.localizedDescription)")
     }
-    print("\(try database.open().importState(json)) import")
+    guard let seq = try database.open().importState(json) else {
+      print("Nothing to import: the state already is the file's.")
+      return
+    }
+    print("\(seq) import")
   }
 }
 

@@ -41,7 +41,10 @@ struct Jump: WritingCommand {
 
   @MainActor func run(on store: TasksStore) throws -> String {
     let timeline: Timeline = document ? .document : view ? .view : .all
-    return "\(try store.jump(to: seq, timeline: timeline)) jump"
+    guard let entry = try store.jump(to: seq, timeline: timeline) else {
+      return "\(store.lastSeq) jump: already at the state of seq \(seq) (nothing logged)"
+    }
+    return "\(entry) jump"
   }
 }
 
@@ -50,6 +53,10 @@ struct History: StoreCommand {
     abstract: "Print the undo and redo stacks.", discussion: "Changes nothing.")
   @ParentCommand var root: TasksCommand
   @Option(help: "How many steps of each stack to show.") var limit = 10
+
+  func validate() throws {
+    guard limit >= 0 else { throw ValidationError("--limit must be 0 or more.") }
+  }
 
   @MainActor func run(on store: TasksStore) throws -> String {
     let stacks = try store.historyStacks(limit: limit)

@@ -36,8 +36,10 @@ struct Shell: AsyncParsableCommand {
       case let command as Import:
         return try await command.run(on: store)
       case let command as any WritingCommand:
-        return try reloadingOnce(store) { try command.run(on: store) }
+        // Another process may have written since: the store applies its entries first.
+        return try command.run(on: store)
       case is Show:
+        try store.reload()
         let screen = store.state.render().split(separator: "\n").joined(separator: " | ")
         return "\(store.lastSeq) show | \(screen)"
       default:
@@ -47,20 +49,6 @@ struct Shell: AsyncParsableCommand {
       let message = TasksCommand.message(for: error)
         .split(separator: "\n").first.map(String.init) ?? "\(error)"
       return "error: \(message)"
-    }
-  }
-}
-
-extension Shell {
-  /// Runs `body`; if another process (the `rewind` tool) changed the database since the store
-  /// loaded it, reloads the store to show those changes and runs `body` once more on them,
-  /// rather than overwriting them.
-  @MainActor static func reloadingOnce(_ store: TasksStore, _ body: () throws -> String) throws -> String {
-    do {
-      return try body()
-    } catch RewindError.Code.externalChange {
-      try store.reload()
-      return try body() + " (reloaded: another process changed the database)"
     }
   }
 }

@@ -61,7 +61,7 @@ extension StoreCommand {
 }
 
 /// A subcommand that writes a log entry (an action, an undo, a jump) and prints one line: the
-/// new entry's seq and name. The shell runs these, reloading once if another process wrote.
+/// new entry's seq and name.
 protocol WritingCommand: StoreCommand {}
 
 /// A subcommand that sends one action.
@@ -73,7 +73,7 @@ protocol ActionCommand: WritingCommand {
 extension ActionCommand {
   @MainActor func run(on store: TasksStore) throws -> String {
     let action = try action(in: store.state)
-    let seq = try store.send(action)
+    guard let seq = try store.send(action) else { return "- \(action.name): no change, nothing logged" }
     return "\(seq) \(action.name)"
   }
 }

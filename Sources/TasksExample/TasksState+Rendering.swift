@@ -44,6 +44,7 @@ extension TasksState {
   }
 
   private func formatted(_ value: Double) -> String {
-    value == value.rounded() ? String(Int(value)) : String(value)
+    // Int(exactly:) is nil past Int's range (1e19), where Int(_:) would trap.
+    value == value.rounded() ? Int(exactly: value).map(String.init) ?? String(value) : String(value)
   }
 }

@@ -115,8 +115,9 @@ struct NotesReducer: Reducer {
 @MainActor
 func openNotes(at path: String) throws -> Store<NotesState, NotesAction> {
   let store = try Store(path: path, initialState: NotesState(), reducer: NotesReducer())
-  let seq = try store.send(.write(text: "Buy milk"))  // committed when this returns
-  print("committed as seq \(seq)")
+  if let seq = try store.send(.write(text: "Buy milk")) {  // committed when this returns
+    print("committed as seq \(seq)")
+  }
   return store
 }
 
@@ -124,7 +125,8 @@ func openNotes(at path: String) throws -> Store<NotesState, NotesAction> {
 
 @MainActor
 func travel(_ store: Store<NotesState, NotesAction>) throws {
-  let first = try store.send(.write(text: "Draft"))
+  // `send` returns the entry's seq, or nil for an action that changed nothing.
+  guard let first = try store.send(.write(text: "Draft")) else { return }
   try store.send(.search("Dr"))
   try store.undo()  // reverts the write; the search (view state only) stays
   try store.redo()

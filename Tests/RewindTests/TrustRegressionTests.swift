@@ -134,7 +134,7 @@ struct TrustRegressionTests {
     let last = store.lastSeq
     _ = try RewindDatabase(path: path).compact(keep: 0)
     let reopened = try JournalStore.journal(path: path)
-    let seq = try reopened.send(.add(title: "after"))
+    let seq = try #require(try reopened.send(.add(title: "after")))
     #expect(seq > last)
     #expect(try verify() == [])
     let tool = try RewindDatabase(path: path)

@@ -46,6 +46,8 @@ struct CrashAndConcurrencyTests {
       let all = lines + shell.readRemainingLines()  // printed before the kill
       #expect(!all.isEmpty)
       for (line, command) in zip(all, commands) {
+        // An action that changed nothing (a scroll to where the list already is) is not logged.
+        if line.hasPrefix("- ") { continue }
         guard let ack = Self.ack(line) else {
           Issue.record("round \(round): unexpected line \(line)")
           continue
@@ -60,7 +62,8 @@ struct CrashAndConcurrencyTests {
       let (log, titles) = try DatabaseQueue(path: path).read { db in
         (
           Dictionary(
-            uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log").map {
+            // Repairs the app logged after following the tool's writes are not commands of either.
+        uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log WHERE kind <> 'repair'").map {
               ($0["seq"] as Int64, $0["action"] as String)
             }),
           Set(try String.fetchAll(db, sql: "SELECT title FROM tasks"))
@@ -101,7 +104,9 @@ struct CrashAndConcurrencyTests {
       // refusal allowed here.
       if command[0] == "redo", result.stderr.contains("nothing to redo") { continue }
       #expect(result.status == 0, "rewind \(command): \(result.stderr)")
-      if result.status == 0, ["undo", "redo", "restore"].contains(command[0]) { toolEntries += 1 }
+      if result.status == 0, ["undo", "redo", "restore"].contains(command[0]), !result.stdout.hasPrefix("Nothing") {
+        toolEntries += 1
+      }
     }
     let lines = shell.readRemainingLines()
     shell.wait()
@@ -109,8 +114,8 @@ struct CrashAndConcurrencyTests {
 
     #expect(lines.count == commands.count + 1)  // one per command, and the closing line
     #expect(!lines.contains { $0.hasPrefix("error:") }, "\(lines.filter { $0.hasPrefix("error:") })")
-    // The tool wrote while the app was running, and the app reloaded instead of overwriting.
-    #expect(lines.contains { $0.contains("(reloaded: another process changed the database)") })
+    // The tool wrote while the app was running; the app applied its entries before each write
+    // instead of overwriting them or refusing (verified below: the log replays to the tables).
     for text in [toolOutput, shellErrors, lines.joined(separator: "\n")] {
       #expect(!text.localizedCaseInsensitiveContains("locked") && !text.localizedCaseInsensitiveContains("busy"))
     }
@@ -119,7 +124,8 @@ struct CrashAndConcurrencyTests {
     #expect(acks.count == commands.count)
     let log = try DatabaseQueue(path: path).read { db in
       Dictionary(
-        uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log").map {
+        // Repairs the app logged after following the tool's writes are not commands of either.
+        uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log WHERE kind <> 'repair'").map {
           ($0["seq"] as Int64, $0["action"] as String)
         })
     }

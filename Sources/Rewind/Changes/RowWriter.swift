@@ -46,7 +46,23 @@ struct RowWriter {
       upsertSQL[cacheKey] = sql
     }
     let statement = try db.cachedStatement(sql: sql)
-    try statement.execute(arguments: StatementArguments(columns.map { row[$0]! }))
+    try statement.execute(
+      arguments: StatementArguments(
+        try columns.map { column in
+          let value = row[column] ?? .null
+          try Self.checkStorable(value, column: column, of: table)
+          return value
+        }))
+  }
+
+  /// SQLite's text binding stops at the first NUL, so the table would keep less than the log
+  /// says: such text is refused rather than silently cut.
+  static func checkStorable(_ value: DatabaseValue, column: String, of table: String) throws {
+    if case .string(let text) = value.storage, text.utf8.contains(0) {
+      throw RewindError(
+        .invalidValue,
+        "\(table).\(column) would hold text with a NUL character, which SQLite text cannot store exactly; refused")
+    }
   }
 
   private mutating func delete(key: [String: DatabaseValue], from table: String, _ db: Database) throws {
@@ -63,6 +79,6 @@ struct RowWriter {
       deleteSQL[cacheKey] = sql
     }
     let statement = try db.cachedStatement(sql: sql)
-    try statement.execute(arguments: StatementArguments(columns.map { key[$0]! }))
+    try statement.execute(arguments: StatementArguments(columns.map { key[$0] ?? .null }))
   }
 }

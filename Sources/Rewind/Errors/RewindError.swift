@@ -42,6 +42,16 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     public static let invalidImport = Code(rawValue: "invalid-import")
     /// The file does not exist.
     public static let fileNotFound = Code(rawValue: "file-not-found")
+    /// A path that is not a database file: `:memory:`, an empty path, a `file:` URI, or an
+    /// export written over the database itself.
+    public static let invalidPath = Code(rawValue: "invalid-path")
+    /// An undo or redo that would break an invariant of the state (a list entry whose entity is
+    /// gone): refused, and nothing changed. The message names the conflicting rows.
+    public static let conflict = Code(rawValue: "conflict")
+    /// A value the database cannot hold exactly, such as text with a NUL character.
+    public static let invalidValue = Code(rawValue: "invalid-value")
+    /// A scoped store whose root store was released.
+    public static let storeReleased = Code(rawValue: "store-released")
   }
 
   /// The kind of failure.

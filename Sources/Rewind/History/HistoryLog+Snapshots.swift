@@ -51,8 +51,10 @@ extension HistoryLog {
       // Snapshots older than the base (kept labelled ones) have no log to walk from.
       arguments: [seq, seq, baseSeq])
     for row in rows {
-      let snapshotSeq: Int64 = row["seq"]
-      if abs(snapshotSeq - seq) < best.1 { best = (.snapshot(id: row["id"], seq: snapshotSeq), abs(snapshotSeq - seq)) }
+      let snapshotSeq = try row.checked("seq", in: "snapshots", as: Int64.self)
+      if abs(snapshotSeq - seq) < best.1 {
+        best = (.snapshot(id: try row.checked("id", in: "snapshots"), seq: snapshotSeq), abs(snapshotSeq - seq))
+      }
     }
     return best
   }
@@ -74,48 +76,81 @@ extension HistoryLog {
       rows = StateRows(empty: tables)
       anchorSeq = 0
     case .snapshot(let id, let snapshotSeq):
-      let json = try String.fetchOne(db, sql: "SELECT rows FROM snapshots WHERE id = ?", arguments: [id])!
-      rows = try StateRows(json: json, catalog: tables)
+      rows = try snapshotRows(id: id, db)
       anchorSeq = snapshotSeq
     }
     // Walk the entries between the anchor and `seq`: backward to an earlier seq (each row
     // takes the before of the first entry that touched it), forward to a later one.
     var net = NetChanges()
     let (low, high) = seq < anchorSeq ? (seq, anchorSeq) : (anchorSeq, seq)
-    let texts = try String.fetchCursor(
-      db, sql: "SELECT changes FROM action_log WHERE seq > ? AND seq <= ? ORDER BY seq", arguments: [low, high])
-    while let text = try texts.next() {
-      for change in try RowChange.decodeJSON(text) {
-        try tables.validate(change)
-        net.add(change)
-      }
+    let entries = try Row.fetchCursor(
+      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq <= ? ORDER BY seq", arguments: [low, high])
+    while let entry = try entries.next() {
+      for change in try decodeChanges(entry) { net.add(change) }
     }
     rows.apply(net.changes, seq < anchorSeq ? .backward : .forward)
     return rows
   }
 
   /// Replaces the state tables' rows `current` with `target`, as one undoable entry (a
-  /// restore or an import). Returns the entry's seq.
+  /// restore or an import). Returns the entry's seq, or `nil` when the state is already
+  /// `target`: nothing is logged then.
   mutating func replaceState(
     _ current: StateRows, with target: StateRows, kind: LogEntry.Kind, payload: String, _ db: Database
-  ) throws -> Int64 {
-    try append(
-      LogEntry(
-        kind: kind, action: kind.rawValue, payload: payload, changes: current.changes(to: target), undo: .step(group: nil)),
-      db)
+  ) throws -> Int64? {
+    let changes = current.changes(to: target)
+    guard !changes.isEmpty else { return nil }
+    return try append(
+      LogEntry(kind: kind, action: kind.rawValue, payload: payload, changes: changes, undo: .step(group: nil)), db)
   }
 
-  /// Stores the current state tables as a snapshot.
-  mutating func takeSnapshot(kind: String, label: String?, _ db: Database) throws {
-    try insertSnapshot(try StateRows(db, catalog: tables), seq: lastSeq, kind: kind, label: label, db)
+  /// Stores the tables as a snapshot, labelled with the seq of the state they hold: the last
+  /// seq as the file has it inside this transaction, which may be past this position's when
+  /// another connection wrote since. Returns that seq.
+  @discardableResult
+  mutating func takeSnapshot(kind: String, label: String?, _ db: Database) throws -> Int64 {
+    let seq = max(try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0, baseSeq)
+    try insertSnapshot(try StateRows(db, catalog: tables), seq: seq, kind: kind, label: label, db)
+    return seq
   }
 
   mutating func insertSnapshot(_ rows: StateRows, seq: Int64, kind: String, label: String?, _ db: Database) throws {
     let count = rows.tables.values.map(\.count).reduce(0, +)
+    let json = rows.json()
     try db.execute(
-      sql: "INSERT INTO snapshots (label, seq, kind, row_count, rows) VALUES (?, ?, ?, ?, ?)",
-      arguments: [label, seq, kind, count, rows.json()])
+      sql: "INSERT INTO snapshots (label, seq, kind, row_count, rows, checksum) VALUES (?, ?, ?, ?, ?, ?)",
+      arguments: [label, seq, kind, count, json, Self.checksum(json)])
     if seq >= lastSnapshotSeq { lastSnapshotSeq = seq }
+  }
+
+  /// The rows of snapshot `id`, refused if they were edited after it was taken.
+  func snapshotRows(id: Int64, _ db: Database) throws -> StateRows {
+    guard let row = try Row.fetchOne(db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE id = ?", arguments: [id])
+    else { throw RewindError(.corruptData, "snapshot \(id) is missing") }
+    return try snapshotRows(row)
+  }
+
+  /// The rows of a `snapshots` row (with `seq`, `rows` and `checksum`), checked.
+  func snapshotRows(_ row: Row) throws -> StateRows {
+    let seq = try row.checked("seq", in: "snapshots", as: Int64.self)
+    let json = try row.checked("rows", in: "snapshots", as: String.self)
+    if let checksum = try row.checked("checksum", in: "snapshots", as: String?.self), checksum != Self.checksum(json) {
+      throw RewindError(
+        .corruptData, "the snapshot at seq \(seq) was modified after it was taken (its checksum does not match its rows)")
+    }
+    return try StateRows(json: json, catalog: tables)
+  }
+
+  /// FNV-1a (64 bits) of the text, in hex: catches a snapshot edited by hand or damaged on
+  /// disk. (Not a defence against someone who also rewrites the checksum.)
+  static func checksum(_ text: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+      hash ^= UInt64(byte)
+      hash &*= 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
   }
 
   /// Whether the automatic policy wants a snapshot now, for a state of `rows` rows.
@@ -126,7 +161,9 @@ extension HistoryLog {
   /// The snapshots, oldest first.
   static func snapshots(_ db: Database) throws -> [SnapshotInfo] {
     try Row.fetchAll(db, sql: "SELECT label, seq, time, kind FROM snapshots ORDER BY seq, id").map {
-      SnapshotInfo(label: $0["label"], seq: $0["seq"], time: $0["time"], kind: $0["kind"])
+      SnapshotInfo(
+        label: try $0.checked("label", in: "snapshots"), seq: try $0.checked("seq", in: "snapshots"),
+        time: try $0.checked("time", in: "snapshots"), kind: try $0.checked("kind", in: "snapshots"))
     }
   }
 }

@@ -6,10 +6,13 @@ import GRDB
 /// The store and the `rewind` tool both go through this type, so they agree on what undo,
 /// redo and jumps do. Every operation runs inside the caller's write transaction and appends
 /// one log entry whose row changes are exactly what it wrote, so the log stays a complete,
-/// replayable record. If the transaction fails, call ``reload(_:)``: the in-memory position
-/// may be ahead of the database.
+/// replayable record.
+///
+/// Its position (last seq, stack tops, open group) is a copy of what the file holds: it moves
+/// only inside a write transaction, by ``append(_:_:)`` or by ``sync(_:)``, which reads what
+/// other connections committed. A caller whose transaction fails puts back the copy it had.
 struct HistoryLog {
-  /// The seq of the last entry.
+  /// The seq of the last entry (or the base seq, when compaction left no entry).
   private(set) var lastSeq: Int64 = 0
   /// The step undo would revert.
   private(set) var nextUndo: Int64?
@@ -26,6 +29,9 @@ struct HistoryLog {
   private(set) var baseSeq: Int64 = 0
   /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
   var lastSnapshotSeq: Int64 = 0
+  /// SQLite's `PRAGMA data_version` when the position was last read or written: it changes
+  /// when another connection commits, so an unchanged value means nothing to catch up.
+  private var dataVersion: Int64?
 
   init(_ db: Database) throws {
     tables = try TableCatalog(db)
@@ -34,16 +40,21 @@ struct HistoryLog {
 
   /// Reads the position back from the database.
   mutating func reload(_ db: Database) throws {
-    lastSeq = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
+    dataVersion = try Self.dataVersion(db)
+    try tables.reload(db)
+    baseSeq = try db.checkedInteger(
+      "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
+    // Compaction can leave no entry after the base: seqs go on from the base, never back.
+    lastSeq = max(try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0, baseSeq)
     // Undone steps are the ones with the largest ids: walk down from the top while undone.
     nextUndo = nil
     nextRedo = nil
     let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
     while let step = try steps.next() {
-      if step["undone"] as Bool {
-        nextRedo = step["id"]
+      if try step.checked("undone", in: "undo_steps", as: Bool.self) {
+        nextRedo = try step.checked("id", in: "undo_steps")
       } else {
-        nextUndo = step["id"]
+        nextUndo = try step.checked("id", in: "undo_steps")
         break
       }
     }
@@ -55,43 +66,85 @@ struct HistoryLog {
       db,
       sql: """
         SELECT kind, step, group_key FROM action_log
-        WHERE step IS NOT NULL OR kind IN ('undo', 'redo', 'jump', 'restore', 'import')
+        WHERE step IS NOT NULL OR kind NOT IN ('action', 'repair', 'initialize')
         ORDER BY seq DESC LIMIT 1
         """)
     {
-      let kind: String = row["kind"]
-      let step: Int64? = row["step"]
-      if kind == "action", let step, step == nextUndo, let key: String = row["group_key"] {
+      let kind = try row.checked("kind", in: "action_log", as: String.self)
+      let step = try row.checked("step", in: "action_log", as: Int64?.self)
+      let key = try row.checked("group_key", in: "action_log", as: String?.self)
+      if kind == LogEntry.Kind.action.rawValue, let step, step == nextUndo, let key {
         openGroup = (step, key)
       }
     }
-    try tables.reload(db)
-    baseSeq = try Int64.fetchOne(db, sql: "SELECT value FROM rewind_meta WHERE key = 'base_seq'") ?? 0
-    lastSnapshotSeq = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM snapshots") ?? baseSeq
+    lastSnapshotSeq = try db.checkedInteger("SELECT max(seq) FROM snapshots", what: "snapshots.seq") ?? baseSeq
+  }
+
+  private static func dataVersion(_ db: Database) throws -> Int64 {
+    try db.checkedInteger("PRAGMA data_version", what: "PRAGMA data_version") ?? 0
   }
 
   var canUndo: Bool { nextUndo != nil }
   var canRedo: Bool { nextRedo != nil }
 
+  // MARK: - Catching up with other writers
+
+  /// What other connections committed since this position was read.
+  enum Sync {
+    /// Nothing: the position is current.
+    case current
+    /// The row changes of the entries they appended, in order: apply them forward.
+    case missed([RowChange])
+    /// Entries this position has not seen were compacted away: read the state from the tables.
+    case reload
+  }
+
+  /// Brings the position up to date inside the caller's write transaction, and says what the
+  /// caller's in-memory state must do to follow. - Complexity: O(1) when no other connection
+  /// committed; otherwise proportional to the entries it missed.
+  mutating func sync(_ db: Database) throws -> Sync {
+    guard try Self.dataVersion(db) != dataVersion else { return .current }
+    let seen = lastSeq
+    try reload(db)
+    if baseSeq > seen || lastSeq < seen { return .reload }
+    if lastSeq == seen { return .current }
+    var changes: [RowChange] = []
+    let texts = try Row.fetchCursor(
+      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? ORDER BY seq", arguments: [seen])
+    while let row = try texts.next() {
+      changes += try decodeChanges(row)
+    }
+    return .missed(changes)
+  }
+
+  /// The validated row changes of a log row with `seq` and `changes` columns.
+  func decodeChanges(_ row: Row) throws -> [RowChange] {
+    let seq = try row.checked("seq", in: "action_log", as: Int64.self)
+    do {
+      let changes = try RowChange.decodeJSON(try row.checked("changes", in: "action_log", as: String.self))
+      for change in changes { try tables.validate(change) }
+      return changes
+    } catch let error as RewindError {
+      throw RewindError(.corruptData, "action_log seq \(seq): \(error.message)", underlying: error.underlying)
+    }
+  }
+
   // MARK: - Appending
 
   /// Writes `entry`'s rows and appends it to the log. Returns its seq.
-  ///
-  /// - Throws: ``RewindError/Code/externalChange`` if another connection appended entries
-  ///   since this log was loaded: writing now would overwrite what it did.
   mutating func append(_ entry: LogEntry, _ db: Database) throws -> Int64 {
-    // The entry takes the next seq explicitly. If another process appended since this log was
-    // read, that seq (and the step id equal to it) is taken: the insert fails on its primary
-    // key, the transaction rolls back, and the caller learns it must reload.
+    // The entry takes the next seq explicitly. Callers sync first, so the seq is free; if a
+    // connection that bypassed the engine took it, the insert fails on its primary key and the
+    // transaction rolls back rather than overwrite anything.
     let seq = lastSeq + 1
     do {
       return try append(entry, seq: seq, db)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
-      let actual = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
+      let actual = try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0
       guard actual != lastSeq else { throw error }
       throw RewindError(
         .externalChange,
-        "the database was changed by another process (its log is at seq \(actual), this store is at \(lastSeq)); reopen it to see the changes")
+        "the database was changed behind the engine's back (its log is at seq \(actual), this store is at \(lastSeq))")
     }
   }
 
@@ -144,54 +197,145 @@ struct HistoryLog {
 
   // MARK: - Undo and redo
 
-  /// Reverts the step on top of the undo stack. Returns the entry's seq and the changes it
-  /// made, or `nil` when there is nothing to undo.
-  mutating func undo(_ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
+  /// What an undo or redo did: its entry, its changes, and the step it moved.
+  struct StepMove {
+    var seq: Int64
+    var changes: [RowChange]
+    var step: Int64
+  }
+
+  /// Reverts the step on top of the undo stack, or returns `nil` when there is nothing to undo.
+  mutating func undo(_ db: Database) throws -> StepMove? {
     try move(.backward, db)
   }
 
-  /// Reapplies the step on top of the redo stack. Returns the entry's seq and the changes it
-  /// made, or `nil` when there is nothing to redo.
-  mutating func redo(_ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
+  /// Reapplies the step on top of the redo stack, or returns `nil` when there is nothing to redo.
+  mutating func redo(_ db: Database) throws -> StepMove? {
     try move(.forward, db)
   }
 
-  /// Undo (`.backward`) or redo (`.forward`): moves the top step of one stack to the other.
-  private mutating func move(_ direction: ChangeDirection, _ db: Database) throws -> (seq: Int64, changes: [RowChange])? {
+  /// Undo (`.backward`) or redo (`.forward`): reverts the step's latest application column by
+  /// column (see ``revert(_:_:)``), refuses if that breaks an invariant, and moves the step to
+  /// the other stack. The caller may append a repair, then calls
+  /// ``recordApplication(of:from:_:)`` so that the next move reverts exactly this one.
+  private mutating func move(_ direction: ChangeDirection, _ db: Database) throws -> StepMove? {
     let undoing = direction == .backward
     guard let step = undoing ? nextUndo : nextRedo else { return nil }
-    let changes = try changesRestoring(try netChanges(ofStep: step, db), direction, db)
+    let changes = try revert(try latestApplication(ofStep: step, db), db)
     let entry = LogEntry(
       kind: undoing ? .undo : .redo, action: undoing ? "undo" : "redo", payload: #"{"step":\#(step)}"#,
       changes: changes, undo: .none)
     let seq = try append(entry, db)
-    try db.cachedStatement(sql: "UPDATE undo_steps SET undone = ? WHERE id = ?").execute(arguments: [undoing, step])
+    try checkInvariants(after: changes, moving: step, db)
+    try db.cachedStatement(sql: "UPDATE undo_steps SET undone = ?, applied_from = ?, applied_to = ? WHERE id = ?")
+      .execute(arguments: [undoing, seq, seq, step])
     // Undone steps are the largest ids, so the next tops are the neighbours of `step`.
     if undoing {
       nextRedo = step
-      nextUndo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM undo_steps WHERE id < ?"), arguments: [step])
+      nextUndo = try db.checkedInteger("SELECT max(id) FROM undo_steps WHERE id < ?", arguments: [step], what: "undo_steps.id")
     } else {
       nextUndo = step
-      nextRedo = try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(id) FROM undo_steps WHERE id > ?"), arguments: [step])
+      nextRedo = try db.checkedInteger("SELECT min(id) FROM undo_steps WHERE id > ?", arguments: [step], what: "undo_steps.id")
     }
-    return (seq, changes)
+    return StepMove(seq: seq, changes: changes, step: step)
   }
 
-  /// The step's row changes merged per row: the first before and the last after.
-  func netChanges(ofStep step: Int64, _ db: Database) throws -> [RowChange] {
+  /// Records that entries `from` through the last one are the step's latest application (the
+  /// undo or redo entry and the repair after it).
+  func recordApplication(of step: Int64, from seq: Int64, _ db: Database) throws {
+    try db.cachedStatement(sql: "UPDATE undo_steps SET applied_from = ?, applied_to = ? WHERE id = ?")
+      .execute(arguments: [seq, lastSeq, step])
+  }
+
+  /// The row changes of the step's latest application, merged per row: its own entries, or the
+  /// undo or redo entry (and repair) that last moved it.
+  func latestApplication(ofStep step: Int64, _ db: Database) throws -> [RowChange] {
+    guard let row = try Row.fetchOne(
+      db.cachedStatement(sql: "SELECT last_seq, undone, applied_from, applied_to FROM undo_steps WHERE id = ?"),
+      arguments: [step])
+    else { throw RewindError(.corruptData, "undo step \(step) is missing from undo_steps") }
+    let undone = try row.checked("undone", in: "undo_steps", as: Bool.self)
     var net = NetChanges()
-    let texts = try String.fetchCursor(
-      db.cachedStatement(
-        sql: """
-          SELECT changes FROM action_log
-          WHERE seq BETWEEN ? AND (SELECT last_seq FROM undo_steps WHERE id = ?) AND step = ?
-          ORDER BY seq
-          """),
-      arguments: [step, step, step])
-    while let text = try texts.next() {
-      for change in try RowChange.decodeJSON(text) { net.add(change) }
+    if let from = try row.checked("applied_from", in: "undo_steps", as: Int64?.self),
+      let to = try row.checked("applied_to", in: "undo_steps", as: Int64?.self)
+    {
+      let rows = try Row.fetchCursor(
+        db.cachedStatement(sql: "SELECT seq, changes FROM action_log WHERE seq BETWEEN ? AND ? ORDER BY seq"),
+        arguments: [from, to])
+      while let row = try rows.next() { for change in try decodeChanges(row) { net.add(change) } }
+      return net.changes
     }
-    return net.changes
+    let last = try row.checked("last_seq", in: "undo_steps", as: Int64.self)
+    let rows = try Row.fetchCursor(
+      db.cachedStatement(sql: "SELECT seq, changes FROM action_log WHERE seq BETWEEN ? AND ? AND step = ? ORDER BY seq"),
+      arguments: [step, last, step])
+    while let row = try rows.next() { for change in try decodeChanges(row) { net.add(change) } }
+    // A step undone by an earlier release has no recorded application: its undo reverted its
+    // own entries, so redo reapplies them.
+    return undone ? net.changes.reversed().map(\.inverted) : net.changes
+  }
+
+  /// The changes that revert `applied` against the rows as they are now, column by column:
+  ///
+  /// - a row it updated gets back the old value of each column that still holds the value it
+  ///   wrote; a column changed since (by another writer, a non-undoable action, the tool) is
+  ///   kept, and a row deleted since stays deleted;
+  /// - a row it inserted is deleted, whatever changed in it since (the deleted row, with those
+  ///   changes, is what the next redo brings back);
+  /// - a row it deleted is inserted again, unless a row with that key exists by now.
+  ///
+  /// Rows already as wanted are left out.
+  func revert(_ applied: [RowChange], _ db: Database) throws -> [RowChange] {
+    var changes: [RowChange] = []
+    for change in applied.reversed() {
+      let current = try currentRow(table: change.table, key: change.key, db)
+      let target: [String: DatabaseValue]?
+      switch (change.before, change.after) {
+      case (nil, _):
+        target = nil
+      case (let before?, nil):
+        target = current ?? before
+      case (let before?, let after?):
+        guard var row = current else { continue }
+        for column in Set(before.keys).union(after.keys) where row[column] == after[column] {
+          row[column] = before[column]
+        }
+        target = row
+      }
+      if target != current {
+        changes.append(RowChange(table: change.table, key: change.key, before: current, after: target))
+      }
+    }
+    return changes
+  }
+
+  /// Refuses an undo or redo whose rows leave an order-list entry without its entity.
+  private func checkInvariants(after changes: [RowChange], moving step: Int64, _ db: Database) throws {
+    var conflicts: [String] = []
+    for change in changes {
+      if change.table == "list_entries", change.after != nil {
+        guard let list = change.key["list"].flatMap(String.fromDatabaseValue), let table = tables.lists[list],
+          let id = change.key["id"], let keyColumn = tables.keyColumns(of: table).first
+        else { continue }
+        if try currentRow(table: table, key: [keyColumn: id], db) == nil {
+          conflicts.append("list_entries \(describe(change.key)) would name \(table) \(id), which does not exist")
+        }
+      } else if change.after == nil, change.before != nil, let keyColumn = tables.keyColumns(of: change.table).first,
+        change.table != "list_entries", change.table != "view_state", let id = change.key[keyColumn]
+      {
+        for (list, table) in tables.lists.sorted(by: { $0.key < $1.key }) where table == change.table {
+          if try currentRow(table: "list_entries", key: ["list": list.databaseValue, "id": id], db) != nil {
+            conflicts.append(
+              "\(change.table) \(describe(change.key)) would be deleted while list \(list) still holds it (list_entries \(describe(["list": list.databaseValue, "id": id])), written after the step)")
+          }
+        }
+      }
+    }
+    if !conflicts.isEmpty {
+      throw RewindError(
+        .conflict,
+        "step \(step) cannot be moved without breaking the state: \(conflicts.prefix(5).joined(separator: "; ")); nothing was changed")
+    }
   }
 
   // MARK: - Jumps
@@ -210,10 +354,10 @@ struct HistoryLog {
       return try StateRows(db, catalog: tables).changes(to: target, timeline: timeline)
     }
     var net = NetChanges()
-    let texts = try String.fetchCursor(
-      db, sql: "SELECT changes FROM action_log WHERE seq > ? ORDER BY seq", arguments: [seq])
-    while let text = try texts.next() {
-      for change in try RowChange.decodeJSON(text) where timeline.includes(change.table) {
+    let rows = try Row.fetchCursor(
+      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? ORDER BY seq", arguments: [seq])
+    while let row = try rows.next() {
+      for change in try decodeChanges(row) where timeline.includes(change.table) {
         net.add(change)
       }
     }
@@ -222,7 +366,7 @@ struct HistoryLog {
 
   /// Throws unless the state right after `seq` can be rebuilt.
   func checkSeq(_ seq: Int64) throws {
-    if seq < baseSeq, seq >= 0, seq <= lastSeq {
+    if seq < baseSeq, seq >= 0 {
       throw RewindError(
         .unknownSeq, "seq \(seq) was compacted away: history starts after seq \(baseSeq)")
     }
@@ -246,7 +390,7 @@ struct HistoryLog {
     }
   }
 
-  private func currentRow(
+  func currentRow(
     table: String, key: [String: DatabaseValue], _ db: Database
   ) throws -> [String: DatabaseValue]? {
     let columns = key.keys.sorted()
@@ -255,7 +399,7 @@ struct HistoryLog {
       \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
       """
     guard let row = try Row.fetchOne(
-      db.cachedStatement(sql: sql), arguments: StatementArguments(columns.map { key[$0]! }))
+      db.cachedStatement(sql: sql), arguments: StatementArguments(columns.map { key[$0] ?? .null }))
     else { return nil }
     return Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
   }
@@ -269,8 +413,9 @@ struct HistoryLog {
     var redo: [Int64] = []
     var undo: [Int64] = []
     let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
-    while undo.count < limit, let step = try steps.next() {
-      if step["undone"] as Bool { redo.append(step["id"]) } else { undo.append(step["id"]) }
+    while undo.count < max(limit, 0), let step = try steps.next() {
+      let id = try step.checked("id", in: "undo_steps", as: Int64.self)
+      if try step.checked("undone", in: "undo_steps", as: Bool.self) { redo.append(id) } else { undo.append(id) }
     }
     func step(_ id: Int64) throws -> HistoryStep {
       let rows = try Row.fetchAll(
@@ -282,9 +427,12 @@ struct HistoryLog {
           """,
         arguments: [id, id, id])
       return HistoryStep(
-        id: id, actions: rows.map { $0["action"] }, seqs: rows.map { $0["seq"] }, groupKey: rows.first?["group_key"])
+        id: id,
+        actions: try rows.map { try $0.checked("action", in: "action_log") },
+        seqs: try rows.map { try $0.checked("seq", in: "action_log") },
+        groupKey: try rows.first?.checked("group_key", in: "action_log", as: String?.self))
     }
-    return HistoryStacks(undo: try undo.map(step), redo: try redo.reversed().prefix(limit).map(step))
+    return HistoryStacks(undo: try undo.map(step), redo: try redo.reversed().prefix(max(limit, 0)).map(step))
   }
 }
 

@@ -2,7 +2,7 @@
 struct LogEntry {
   /// What wrote the entry; the values of `action_log.kind`.
   enum Kind: String {
-    case action, initialize, undo, redo, jump, repair, restore, `import`
+    case action, initialize, undo, redo, jump, repair, restore, `import`, compact
   }
 
   /// How the entry takes part in undo.

@@ -21,8 +21,8 @@ struct TableCatalog {
     "list_entries": ["list", "id", "position"],
     "view_state": ["path", "value"],
     "action_log": ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"],
-    "undo_steps": ["id", "last_seq", "group_key", "undone"],
-    "snapshots": ["id", "label", "seq", "time", "kind", "row_count", "rows"],
+    "undo_steps": ["id", "last_seq", "group_key", "undone", "applied_from", "applied_to"],
+    "snapshots": ["id", "label", "seq", "time", "kind", "row_count", "rows", "checksum"],
   ]
 
   mutating func reload(_ db: Database) throws {
@@ -39,7 +39,9 @@ struct TableCatalog {
     columns = [:]
     keys = ["list_entries": ["id", "list"], "view_state": ["path"]]
     for row in try Row.fetchAll(db, sql: "SELECT name, key_column FROM rewind_entity_tables") {
-      keys[row["name"]] = [row["key_column"]]
+      keys[try row.checked("name", in: "rewind_entity_tables", as: String.self)] = [
+        try row.checked("key_column", in: "rewind_entity_tables", as: String.self)
+      ]
     }
     for name in keys.keys {
       guard try db.tableExists(name) else {
@@ -48,14 +50,19 @@ struct TableCatalog {
       let infos = try db.columns(in: name)
       columns[name] = Set(infos.map(\.name))
       declaredTypes[name] = Dictionary(uniqueKeysWithValues: infos.map { ($0.name, $0.type.uppercased()) })
-      if let missing = keys[name]!.first(where: { !columns[name]!.contains($0) }) {
+      if let missing = keys[name, default: []].first(where: { !(columns[name] ?? []).contains($0) }) {
         throw RewindError(.schemaMismatch, "table \(name) has no key column \(missing)")
       }
     }
-    lists = Dictionary(
-      uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT name, entity_table FROM rewind_lists").map {
-        ($0["name"] as String, $0["entity_table"] as String)
-      })
+    lists = [:]
+    for row in try Row.fetchAll(db, sql: "SELECT name, entity_table FROM rewind_lists") {
+      let name = try row.checked("name", in: "rewind_lists", as: String.self)
+      let table = try row.checked("entity_table", in: "rewind_lists", as: String.self)
+      guard keys[table] != nil, table != "list_entries", table != "view_state" else {
+        throw RewindError(.corruptData, "rewind_lists: list \(name) orders ids of \(table), which is not a declared entity table")
+      }
+      lists[name] = table
+    }
   }
 
   /// The engine-managed tables, sorted.
@@ -105,10 +112,17 @@ struct TableCatalog {
     guard let known = columns[change.table] else {
       throw RewindError(.corruptData, "table \(change.table) is not a Rewind table of this database")
     }
-    guard change.key.keys.sorted() == keys[change.table]! else {
+    let keyColumns = keys[change.table] ?? []
+    guard change.key.keys.sorted() == keyColumns else {
       throw RewindError(
         .corruptData,
-        "a row of \(change.table) is keyed by \(change.key.keys.sorted()), not by its primary key \(keys[change.table]!)")
+        "a row of \(change.table) is keyed by \(change.key.keys.sorted()), not by its primary key \(keyColumns)")
+    }
+    for row in [change.before, change.after] {
+      guard let row else { continue }
+      for (column, value) in change.key where row[column] != value {
+        throw RewindError(.corruptData, "a row of \(change.table) keyed \(describe(change.key)) holds \(column) = \(row[column] ?? .null)")
+      }
     }
     for row in [change.before ?? [:], change.after ?? [:]] {
       if let unknown = row.keys.first(where: { !known.contains($0) }) {

@@ -18,6 +18,7 @@ enum DatabaseFile {
   /// Nothing is written to an existing file until it is known to be a Rewind database of a
   /// version this library can read.
   static func open(path: String, configuration: Configuration) throws -> (DatabaseQueue, Contents) {
+    try checkPath(path)
     try checkHeader(path: path)
     let queue: DatabaseQueue
     do {
@@ -29,7 +30,20 @@ enum DatabaseFile {
     return (queue, contents)
   }
 
-  /// Refuses a file that exists, is not empty and lacks SQLite's header; creates a missing one.
+  /// Refuses paths SQLite gives another meaning: a store on them would acknowledge actions and
+  /// then lose them (`:memory:` and `""` are private in-memory or temporary databases; a
+  /// `file:` URI can ask for either). Use ``Store/init(inMemory:reducer:)`` for an in-memory
+  /// store.
+  static func checkPath(_ path: String) throws {
+    if path.isEmpty || path == ":memory:" || path.hasPrefix("file:") {
+      throw RewindError(
+        .invalidPath,
+        "\(path.isEmpty ? "an empty path" : path) is not a file path: SQLite would open an in-memory or temporary database, and everything written to it would be lost when it closes; give a file path, or open an in-memory store on purpose with Store(inMemory:reducer:)")
+    }
+  }
+
+  /// Refuses a file that exists, is not empty and lacks SQLite's header, or whose size shows it
+  /// was cut short; creates a missing one.
   private static func checkHeader(path: String) throws {
     let fd = Foundation.open(path, O_RDONLY)
     if fd < 0 {
@@ -45,12 +59,53 @@ enum DatabaseFile {
       return
     }
     defer { close(fd) }
-    var header = [UInt8](repeating: 0, count: sqliteHeader.count)
+    var header = [UInt8](repeating: 0, count: 100)
     let count = read(fd, &header, header.count)
     if count == 0 { return }  // An empty file is a new database.
-    guard count == header.count, header == sqliteHeader else {
+    guard count >= sqliteHeader.count, Array(header[0..<sqliteHeader.count]) == sqliteHeader else {
       throw RewindError(.notSQLite, "\(path) is not an SQLite database (its header does not match)")
     }
+    guard count == header.count else {
+      throw RewindError(.corruptData, "\(path) is damaged: it is \(count) bytes long, shorter than SQLite's header")
+    }
+    try checkSize(header, fd: fd, path: path)
+  }
+
+  /// SQLite reads a truncated file without complaint until it needs a missing page. Its header
+  /// says how long the file must be: whole pages, and (when the header's page count is valid
+  /// and no write-ahead log holds newer pages) at least that many.
+  private static func checkSize(_ header: [UInt8], fd: Int32, path: String) throws {
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { return }
+    let size = Int64(info.st_size)
+    let rawPageSize = Int64(header[16]) << 8 | Int64(header[17])
+    let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+    guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else {
+      throw RewindError(.corruptData, "\(path) is damaged: its header gives a page size of \(rawPageSize)")
+    }
+    guard size % pageSize == 0 else {
+      throw RewindError(
+        .corruptData, "\(path) is damaged: it is \(size) bytes long, not a whole number of \(pageSize)-byte pages (was it cut short?)")
+    }
+    func uint32(at offset: Int) -> Int64 { header[offset..<offset + 4].reduce(0) { $0 << 8 | Int64($1) } }
+    let pageCountIsValid = uint32(at: 92) == uint32(at: 24)
+    let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
+    if pageCountIsValid, walSize == 0, uint32(at: 28) * pageSize > size {
+      throw RewindError(
+        .corruptData, "\(path) is damaged: its header counts \(uint32(at: 28)) pages but the file holds \(size / pageSize) (was it cut short?)")
+    }
+  }
+
+  /// Refuses a database that is not Rewind's, or is from a newer version.
+  static func checkRewindTables(_ db: Database, path: String) throws -> Contents {
+    let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+    guard tables.contains("rewind_meta"), tables.contains("grdb_migrations") else {
+      throw RewindError(
+        .notRewindDatabase,
+        "\(path) is an SQLite database but not a Rewind database (it has no rewind_meta table)")
+    }
+    try EngineMigrations.checkNotNewer(db, path: path)
+    return .rewind(version: try EngineMigrations.applied(db).count)
   }
 
   static func inspect(_ reader: some DatabaseReader, path: String) throws -> Contents {
@@ -59,19 +114,7 @@ enum DatabaseFile {
         let tables = try String.fetchAll(
           db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if tables.isEmpty { return .empty }
-        guard tables.contains("rewind_meta"), tables.contains("grdb_migrations") else {
-          throw RewindError(
-            .notRewindDatabase,
-            "\(path) is an SQLite database but not a Rewind database (it has no rewind_meta table)")
-        }
-        let migrator = EngineMigrations.migrator
-        if try migrator.hasBeenSuperseded(db) {
-          let applied = try migrator.appliedIdentifiers(db).sorted()
-          throw RewindError(
-            .newerSchema,
-            "\(path) was written by a newer Rewind (schema \(applied.last ?? "?"), this library knows up to \(EngineMigrations.embedded.last?.identifier ?? "?")); update the app to open it")
-        }
-        return .rewind(version: try migrator.appliedIdentifiers(db).count)
+        return try checkRewindTables(db, path: path)
       }
     } catch let error as RewindError {
       throw error

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// Maps a state to its tables: sets up and validates the database, loads the last committed
-/// state, and runs the transactions that write rows together with their log entries.
+/// Maps a state to its tables: sets up and validates the database, and runs the transactions
+/// that write rows together with their log entries, each after catching up with what other
+/// connections committed.
 ///
 /// One repository owns one connection. It is used from the store's actor only.
 final class Repository<State: PersistentState> {
@@ -11,13 +12,15 @@ final class Repository<State: PersistentState> {
   /// The most memory SQLite's page cache may use, in KiB.
   static var pageCacheKiB: Int { 32_768 }
 
-  /// The log's position; changes only inside ``write(_:)``.
-  private(set) var history: HistoryLog
+  /// The log's position, as the file holds it; see ``write(following:_:)``.
+  var history: HistoryLog
 
-  /// Opens (creating if needed) the database at `path`, or an in-memory one when `path` is nil.
+  /// Opens (creating if needed) the database at `path`, or an in-memory one when `path` is nil,
+  /// and sets it up in one write transaction: the engine's migrations, the app's tables, and
+  /// for a new file the initial state's rows.
   ///
-  /// - Throws: ``RewindError`` when the file is not SQLite, not a Rewind database, or from a
-  ///   newer version; the file is left untouched.
+  /// - Throws: ``RewindError`` when the path is not a file path, or the file is not SQLite, not
+  ///   a Rewind database, damaged, or from a newer version; the file is left untouched.
   init(path: String?, durability: Durability = .normal, initialState: State) throws {
     var configuration = Configuration()
     configuration.busyMode = .timeout(10)
@@ -28,81 +31,83 @@ final class Repository<State: PersistentState> {
       // grows only as pages are used, so a larger ceiling costs a small database nothing.
       try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
-    let contents: DatabaseFile.Contents
     if let path {
-      (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
+      (database, _) = try DatabaseFile.open(path: path, configuration: configuration)
     } else {
       database = try DatabaseQueue(configuration: configuration)
-      contents = .empty
     }
     let schema = State.schema
     self.schema = schema
+    let name = path ?? ":memory:"
     do {
       if path != nil {
         try database.writeWithoutTransaction { db in
           try db.execute(sql: "PRAGMA journal_mode = WAL")
         }
       }
-      try EngineMigrations.migrator.migrate(database)
-      history = try database.write { db in
-        try schema.prepare(db)
-        return try HistoryLog(db)
-      }
-      if case .empty = contents {
-        let rows = try schema.rows(of: initialState)
-        try write { db, history in
-          try db.execute(sql: "INSERT INTO rewind_meta (key, value) VALUES ('format', 'rewind')")
-          if !rows.isEmpty {
-            _ = try history.append(
-              LogEntry(kind: .initialize, action: "initialize", payload: "{}", changes: rows, undo: .none), db)
+      // Whether the file is new is decided under the write lock: two processes creating one
+      // file at once agree on which of them sets it up.
+      history = try database.writeWithoutTransaction { db in
+        try db.inImmediateTransaction {
+          let isNew = try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") == 0
+          if !isNew { _ = try DatabaseFile.checkRewindTables(db, path: name) }
+          try EngineMigrations.migrate(db, path: name)
+          try schema.setUp(db, initial: initialState)
+          var history = try HistoryLog(db)
+          if isNew {
+            try db.execute(sql: "INSERT INTO rewind_meta (key, value) VALUES ('format', 'rewind')")
+            let rows = try schema.rows(of: initialState)
+            if !rows.isEmpty {
+              _ = try history.append(
+                LogEntry(kind: .initialize, action: "initialize", payload: "{}", changes: rows, undo: .none), db)
+            }
           }
+          return history
         }
       }
     } catch let error as RewindError {
       throw error
     } catch {
-      throw RewindError(.schemaMismatch, "setting up the database failed", underlying: error)
+      throw RewindError(.schemaMismatch, "setting up \(name) failed", underlying: error)
     }
   }
 
-  /// The last committed state: `initial` with every persisted part read from the tables.
+  /// Runs `body` in one write transaction, after bringing the position up to date with what
+  /// other connections committed and letting `follow` bring the in-memory state along.
   ///
-  /// Reads tables only; the log is not replayed.
-  func load(_ initial: State) throws -> State {
-    var state = initial
-    do {
-      try database.read { db in try schema.load(db, into: &state) }
-    } catch let error as RewindError {
-      throw error
-    } catch {
-      throw RewindError(.readFailed, "loading the state failed", underlying: error)
-    }
-    return state
-  }
-
-  /// Runs `body` in one write transaction with the history log. If anything throws, the
-  /// transaction is rolled back and the log's position is read back from the database.
-  func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
+  /// If anything throws, the transaction rolls back and the position is what the file holds:
+  /// caught up if `follow` succeeded (those entries were committed by others and stay), as it
+  /// was otherwise.
+  func write<T>(
+    following follow: (Database, HistoryLog.Sync, inout HistoryLog) throws -> Void,
+    _ body: (Database, inout HistoryLog) throws -> T
+  ) throws -> T {
+    var synced = history
     do {
       return try database.writeWithoutTransaction { db in
-        try db.inImmediateTransaction { try body(db, &history) }
+        try db.inImmediateTransaction {
+          let sync = try history.sync(db)
+          try follow(db, sync, &history)
+          synced = history
+          return try body(db, &history)
+        }
       }
     } catch {
-      try? database.read { db in try history.reload(db) }
+      history = synced
       throw error
     }
   }
 
   /// Takes an automatic snapshot when the policy wants one. A failure here loses nothing (the
-  /// snapshot only speeds up restores), so it is left for the next commit to retry.
-  func takeAutomaticSnapshotIfDue(_ state: State) {
-    guard history.wantsAutomaticSnapshot(rows: schema.rowCount(of: state)) else { return }
-    try? write { db, history in try history.takeSnapshot(kind: "automatic", label: nil, db) }
-  }
-
-  /// Rereads the history position after another process changed the database.
-  func reloadHistory() throws {
-    try database.read { db in try history.reload(db) }
+  /// snapshot only speeds up restores), so it is left for the next commit to retry. The
+  /// snapshot is read from the tables and labelled with the seq they are at inside its own
+  /// transaction, whoever wrote last.
+  func takeAutomaticSnapshotIfDue(rows: Int) {
+    guard history.wantsAutomaticSnapshot(rows: rows) else { return }
+    try? database.writeWithoutTransaction { db in
+      try db.inImmediateTransaction { try history.takeSnapshot(kind: "automatic", label: nil, db) }
+    }
   }
 
   /// The undo and redo stacks.

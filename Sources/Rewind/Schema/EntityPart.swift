@@ -7,8 +7,15 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   init(keyPath: WritableKeyPath<Root, EntityTable<E>>) { self.keyPath = keyPath }
 
-  func prepare(_ db: Database) throws {
+  func setUp(_ db: Database, initial: Root) throws {
     if try !db.tableExists(table) {
+      // A table the file registered and lost would come back empty, with its ids free for
+      // reuse while the log still names them: that is damage to report, not to paper over.
+      if try Bool.fetchOne(db, sql: "SELECT 1 FROM rewind_entity_tables WHERE name = ?", arguments: [table]) == true {
+        throw RewindError(
+          .schemaMismatch,
+          "the entity table \(table) is missing from the database, which registers it in rewind_entity_tables (was it dropped?); restore the file from a backup")
+      }
       try E.createTable(db)
     }
     let columns = try db.columns(in: table).map(\.name)
@@ -21,13 +28,18 @@ final class EntityPart<Root, E: Entity>: StatePart {
       arguments: [table, E.keyColumn])
   }
 
-  func load(_ db: Database, into root: inout Root) throws {
+  func load(_ db: Database) throws -> (inout Root) -> Void {
     var entities = EntityTable<E>()
     entities.storage.reserveCapacity(
       try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0)
     let cursor = try E.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
-    while let entity = try cursor.next() { entities.set(entity, for: entity.id) }
-    root[keyPath: keyPath] = entities
+    do {
+      while let entity = try cursor.next() { entities.set(entity, for: entity.id) }
+    } catch {
+      throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)", underlying: error)
+    }
+    let keyPath = keyPath
+    return { root in root[keyPath: keyPath] = entities }
   }
 
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
@@ -53,19 +65,28 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   func owns(_ change: RowChange) -> Bool { change.table == table }
 
-  func apply(_ change: RowChange, _ direction: ChangeDirection, to root: inout Root) throws {
-    guard let keyValue = change.key[E.keyColumn], let id = E.ID.fromDatabaseValue(keyValue) else {
-      throw RewindError(.corruptData, "a change to \(table) has no valid \(E.keyColumn) key")
-    }
-    var entity: E?
-    if let row = change.target(direction) {
+  func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
+    let entities: [(E.ID, E?)] = try changes.map { change in
+      guard let keyValue = change.key[E.keyColumn], let id = E.ID.fromDatabaseValue(keyValue) else {
+        throw RewindError(.corruptData, "a change to \(table) has no valid \(E.keyColumn) key: \(describe(change.key))")
+      }
+      guard let row = change.target(direction) else { return (id, nil) }
       do {
-        entity = try E(row: Row(row))
+        let entity = try E(row: Row(row))
+        guard entity.id == id else {
+          throw RewindError(.corruptData, "a row of \(table) keyed \(describe(change.key)) decodes with id \(entity.id)")
+        }
+        return (id, entity)
+      } catch let error as RewindError {
+        throw error
       } catch {
-        throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)", underlying: error)
+        throw RewindError(.corruptData, "the row of \(table) keyed \(describe(change.key)) does not decode as \(E.self)", underlying: error)
       }
     }
-    root[keyPath: keyPath].set(entity, for: id)
+    let keyPath = keyPath
+    return { root in
+      for (id, entity) in entities { root[keyPath: keyPath].set(entity, for: id) }
+    }
   }
 
   func pulledBack<Parent>(

@@ -13,13 +13,13 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     self.entityTable = entityTable
   }
 
-  func prepare(_ db: Database) throws {
+  func setUp(_ db: Database, initial: Root) throws {
     try db.execute(
       sql: "INSERT OR IGNORE INTO rewind_lists (name, entity_table) VALUES (?, ?)",
       arguments: [name, entityTable])
   }
 
-  func load(_ db: Database, into root: inout Root) throws {
+  func load(_ db: Database) throws -> (inout Root) -> Void {
     var list = OrderedIDList<ID>()
     // Sized up front: growing a 100,000-entry dictionary rehashes it again and again.
     list.keys.reserveCapacity(
@@ -31,11 +31,12 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
       guard let id = ID.fromDatabaseValue(row[0]), let position = String.fromDatabaseValue(row[1]),
         PositionKey.isValid(position)
       else {
-        throw RewindError(.corruptData, "list \(name) has an invalid entry: \(row)")
+        throw RewindError(.corruptData, "list_entries: list \(name) has an invalid entry: \(row)")
       }
       list.loadPosition(position, of: id)
     }
-    root[keyPath: keyPath] = list
+    let keyPath = keyPath
+    return { root in root[keyPath: keyPath] = list }
   }
 
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
@@ -65,19 +66,21 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     change.table == Self.table && change.key["list"] == name.databaseValue
   }
 
-  func apply(_ change: RowChange, _ direction: ChangeDirection, to root: inout Root) throws {
-    guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
-      throw RewindError(.corruptData, "a change to list \(name) has no valid id")
-    }
-    var position: String?
-    if let row = change.target(direction) {
-      guard let value = row["position"].flatMap(String.fromDatabaseValue), PositionKey.isValid(value)
-      else {
-        throw RewindError(.corruptData, "a change to list \(name) has an invalid position")
+  func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
+    let positions: [(ID, String?)] = try changes.map { change in
+      guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
+        throw RewindError(.corruptData, "a change to list \(name) has no valid id: \(describe(change.key))")
       }
-      position = value
+      guard let row = change.target(direction) else { return (id, nil) }
+      guard let value = row["position"].flatMap(String.fromDatabaseValue), PositionKey.isValid(value) else {
+        throw RewindError(.corruptData, "a change to list \(name) has an invalid position: \(describe(row))")
+      }
+      return (id, value)
     }
-    root[keyPath: keyPath].setPosition(position, of: id)
+    let keyPath = keyPath
+    return { root in
+      for (id, position) in positions { root[keyPath: keyPath].setPosition(position, of: id) }
+    }
   }
 
   func pulledBack<Parent>(

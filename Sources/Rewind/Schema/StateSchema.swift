@@ -66,10 +66,12 @@ public struct StateSchema<Root> {
 protocol StatePart<Root> {
   associatedtype Root
 
-  /// Creates the part's storage if needed and registers it for tools.
-  func prepare(_ db: Database) throws
-  /// Reads the part's rows into `root`.
-  func load(_ db: Database, into root: inout Root) throws
+  /// Creates the part's storage in a new database (or for a part new to an existing one),
+  /// checks it, and registers it for tools. `initial` is the state the store opens with.
+  func setUp(_ db: Database, initial: Root) throws
+  /// Reads and decodes the part's rows; the update it returns replaces what `root` holds for
+  /// the part, and cannot fail.
+  func load(_ db: Database) throws -> (inout Root) -> Void
   /// Appends the row changes the current action made to this part, and resets its tracking.
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws
   /// Appends one inserted row per row this part holds in `root`.
@@ -78,21 +80,36 @@ protocol StatePart<Root> {
   func rowCount(of root: Root) -> Int
   /// Whether `change` is a row of this part.
   func owns(_ change: RowChange) -> Bool
-  /// Makes `root` reflect `change` in `direction`, without recording it as a change.
-  func apply(_ change: RowChange, _ direction: ChangeDirection, to root: inout Root) throws
+  /// Decodes `changes` (this part's, in the order to apply them) into an update of `root` that
+  /// makes each row what `direction` selects. Throws if a row does not decode; the update
+  /// itself cannot fail, so memory is never left half-changed.
+  func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void
   /// The same part, reached from a parent state.
   func pulledBack<Parent>(
     along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
   ) -> any StatePart<Parent>
 }
 
+/// Row changes decoded for an in-memory state: applying them cannot fail.
+struct PreparedChanges<Root> {
+  fileprivate var updates: [(inout Root) -> Void] = []
+
+  fileprivate init(updates: [(inout Root) -> Void] = []) { self.updates = updates }
+
+  func apply(to root: inout Root) {
+    for update in updates { update(&root) }
+  }
+}
+
 extension StateSchema {
-  func prepare(_ db: Database) throws {
-    for part in parts { try part.prepare(db) }
+  func setUp(_ db: Database, initial: Root) throws {
+    for part in parts { try part.setUp(db, initial: initial) }
   }
 
-  func load(_ db: Database, into root: inout Root) throws {
-    for part in parts { try part.load(db, into: &root) }
+  /// Reads the whole persisted state: every part is read and decoded before any is applied,
+  /// so a failure leaves the in-memory state as it was.
+  func load(_ db: Database) throws -> PreparedChanges<Root> {
+    PreparedChanges(updates: try parts.map { try $0.load(db) })
   }
 
   func takeChanges(from root: inout Root) throws -> [RowChange] {
@@ -111,15 +128,26 @@ extension StateSchema {
     return changes
   }
 
-  /// Makes `root` reflect `changes`; changes no part owns are an error.
-  func apply(_ changes: [RowChange], _ direction: ChangeDirection, to root: inout Root) throws {
+  /// Decodes `changes` for the in-memory state, each row becoming what `direction` selects.
+  ///
+  /// Rows no part owns (a table or view path this app does not declare) are not part of the
+  /// in-memory state, as when loading, and are left out.
+  func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> PreparedChanges<Root> {
+    // Parts never share rows, so each part applies its own changes, in order, on its own.
+    var byPart = Array(repeating: [RowChange](), count: parts.count)
     for index in changes.indices {
       let change = changes[direction == .forward ? index : changes.count - 1 - index]
-      guard let part = parts.first(where: { $0.owns(change) }) else {
-        throw RewindError(
-          .schemaMismatch, "a change to table \(change.table) matches no part of the app's state")
-      }
-      try part.apply(change, direction, to: &root)
+      if let part = parts.firstIndex(where: { $0.owns(change) }) { byPart[part].append(change) }
     }
+    var prepared = PreparedChanges<Root>()
+    for (part, changes) in zip(parts, byPart) where !changes.isEmpty {
+      prepared.updates.append(try part.prepare(changes, direction))
+    }
+    return prepared
+  }
+
+  /// Makes `root` reflect `changes`: all of them, or (if one does not decode) none.
+  func apply(_ changes: [RowChange], _ direction: ChangeDirection, to root: inout Root) throws {
+    try prepare(changes, direction).apply(to: &root)
   }
 }

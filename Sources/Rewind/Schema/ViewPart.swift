@@ -11,33 +11,44 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   static var table: String { "view_state" }
   let keyPath: WritableKeyPath<Root, V>
   let prefix: String
-  /// The value and rows as last written or loaded: what the next change is compared with.
+  /// The value as last written or loaded, and the rows the file holds for it: what the next
+  /// change is compared with. They change only with the state they describe (a commit, a load,
+  /// applied changes), so they never run ahead of the file.
   private var current: V?
   private var currentRows: [String: String] = [:]
+  /// Each property's JSON in the app's initial state: what a property with no row loads as (a
+  /// property added since the file was written, or rows removed by a jump to before they
+  /// existed). Taken once, from the state the store was opened with.
+  private var defaults: [String: String]?
 
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
     self.keyPath = keyPath
     self.prefix = prefix
   }
 
-  func prepare(_ db: Database) throws {}
+  func setUp(_ db: Database, initial: Root) throws {
+    if defaults == nil { defaults = try encodeRows(initial[keyPath: keyPath]) }
+  }
 
-  func load(_ db: Database, into root: inout Root) throws {
+  func load(_ db: Database) throws -> (inout Root) -> Void {
     let pattern = prefix.isEmpty ? "%" : prefix + ".%"
     let rows = try Row.fetchAll(
       db, sql: "SELECT path, value FROM view_state WHERE path LIKE ? ESCAPE '\\'",
       arguments: [pattern.replacingOccurrences(of: "_", with: "\\_")])
-    // Start from the initial value's rows, so properties added since the file was written
-    // keep their defaults; then take every stored row of this part.
-    var merged = try encodeRows(root[keyPath: keyPath])
+    var stored: [String: String] = [:]
     for row in rows {
-      let path: String = row["path"]
-      if let property = property(ofPath: path) { merged[property] = row["value"] }
+      let path = try row.checked("path", in: "view_state", as: String.self)
+      if let property = property(ofPath: path) {
+        stored[property] = try row.checked("value", in: "view_state", as: String.self)
+      }
     }
-    let value = try decode(merged)
-    current = value
-    currentRows = try encodeRows(value)
-    root[keyPath: keyPath] = value
+    let value = try decode(stored)
+    let keyPath = keyPath
+    return { [self] root in
+      current = value
+      currentRows = stored
+      root[keyPath: keyPath] = value
+    }
   }
 
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
@@ -67,18 +78,27 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     return property(ofPath: path) != nil
   }
 
-  func apply(_ change: RowChange, _ direction: ChangeDirection, to root: inout Root) throws {
-    guard let path = change.key["path"].flatMap(String.fromDatabaseValue),
-      let property = property(ofPath: path)
-    else {
-      throw RewindError(.corruptData, "a view-state change has no valid path")
-    }
+  func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     var rows = currentRows
-    rows[property] = change.target(direction)?["value"].flatMap(String.fromDatabaseValue)
+    for change in changes {
+      guard let path = change.key["path"].flatMap(String.fromDatabaseValue), let property = property(ofPath: path)
+      else { throw RewindError(.corruptData, "a view-state change has no valid path: \(describe(change.key))") }
+      if let row = change.target(direction) {
+        guard let json = row["value"].flatMap(String.fromDatabaseValue) else {
+          throw RewindError(.corruptData, "view_state \(path) would hold \(row["value"] ?? .null), which is not JSON text")
+        }
+        rows[property] = json
+      } else {
+        rows[property] = nil
+      }
+    }
     let value = try decode(rows)
-    current = value
-    currentRows = rows
-    root[keyPath: keyPath] = value
+    let keyPath = keyPath
+    return { [self] root in
+      current = value
+      currentRows = rows
+      root[keyPath: keyPath] = value
+    }
   }
 
   func pulledBack<Parent>(
@@ -110,21 +130,28 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
   }
 
-  /// The JSON text of each top-level property of `value`.
+  /// The JSON text of each top-level property of `value`. A property that encodes to nothing
+  /// (an optional that is `nil`) while its default does not is written as `null`, so that it
+  /// loads as `nil` rather than as its default.
   private func encodeRows(_ value: V) throws -> [String: String] {
     let text = try CompactJSONEncoder.encode(value)
-    guard let members = JSONObjectMembers.split(text) else {
+    guard var members = JSONObjectMembers.split(text) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
+    }
+    for property in (defaults ?? [:]).keys where members[property] == nil {
+      members[property] = "null"
     }
     return members
   }
 
+  /// The value the rows describe, each property without a row taking its default.
   private func decode(_ rows: [String: String]) throws -> V {
+    let merged = (defaults ?? [:]).merging(rows) { $1 }
     var text = "{"
-    for (index, property) in rows.keys.sorted().enumerated() {
+    for (index, property) in merged.keys.sorted().enumerated() {
       if index > 0 { text += "," }
       JSONText.appendString(property, to: &text)
-      text += ":" + rows[property]!
+      text += ":" + merged[property, default: "null"]
     }
     text += "}"
     do {

@@ -12,32 +12,45 @@ import Observation
 /// ```
 @MainActor
 public final class ScopedStore<State: Equatable, Action>: Observable {
-  private let read: @MainActor () -> State
-  private let forward: @MainActor (Action) throws -> Int64
+  /// The slice from the root store; `nil` once the root store is gone.
+  private let read: @MainActor () -> State?
+  /// Sends to the root store; `nil` once the root store is gone.
+  private let forward: @MainActor (Action) throws -> Int64??
   private var cached: State
   private let registrar = ObservationRegistrar()
   private let stateKeyPath = \ScopedStore.state
 
-  init(read: @escaping @MainActor () -> State, send: @escaping @MainActor (Action) throws -> Int64) {
+  init(
+    initial: State, read: @escaping @MainActor () -> State?,
+    send: @escaping @MainActor (Action) throws -> Int64??
+  ) {
     self.read = read
     self.forward = send
-    cached = read()
+    cached = initial
   }
 
-  /// The slice, as of the last commit.
+  /// The slice, as of the last commit (the last one seen, once the root store is gone).
   public var state: State {
     registrar.access(self, keyPath: stateKeyPath)
     return cached
   }
 
-  /// Sends `action` to the root store (embedded in a root action). Returns the committed seq.
+  /// Sends `action` to the root store (embedded in a root action).
+  ///
+  /// - Returns: the committed seq, or `nil` when the action changed nothing.
+  /// - Throws: what the root store's ``Store/send(_:)`` throws, or
+  ///   ``RewindError/Code/storeReleased`` when the root store is gone.
   @discardableResult
-  public func send(_ action: Action) throws -> Int64 { try forward(action) }
+  public func send(_ action: Action) throws -> Int64? {
+    guard let result = try forward(action) else {
+      throw RewindError(.storeReleased, "the store this scoped store sends to was released; the action was not sent")
+    }
+    return result
+  }
 
   /// Takes the slice from the root; notifies observers only if it changed.
   func refresh() {
-    let new = read()
-    guard new != cached else { return }
+    guard let new = read(), new != cached else { return }
     registrar.withMutation(of: self, keyPath: stateKeyPath) { cached = new }
   }
 }
@@ -54,7 +67,13 @@ extension Store {
   ///
   /// - Parameter keyPath: the slice; observers are notified only when it changes.
   public func scope<Child: Equatable>(state keyPath: KeyPath<State, Child>) -> ScopedStore<Child, Action> {
-    register(ScopedStore(read: { [unowned self] in current[keyPath: keyPath] }, send: { [unowned self] in try send($0) }))
+    register(
+      ScopedStore(
+        initial: current[keyPath: keyPath], read: { [weak self] in self?.current[keyPath: keyPath] },
+        send: { [weak self] child in
+          guard let self else { return nil }
+          return .some(try send(child))
+        }))
   }
 
   /// A store of the slice at `keyPath`, whose actions are a child feature's.
@@ -67,8 +86,11 @@ extension Store {
   ) -> ScopedStore<Child, ChildAction> {
     register(
       ScopedStore(
-        read: { [unowned self] in current[keyPath: keyPath] },
-        send: { [unowned self] in try send(action.embed($0)) }))
+        initial: current[keyPath: keyPath], read: { [weak self] in self?.current[keyPath: keyPath] },
+        send: { [weak self] child in
+          guard let self else { return nil }
+          return .some(try send(action.embed(child)))
+        }))
   }
 
   private func register<Child, ChildAction>(_ scope: ScopedStore<Child, ChildAction>) -> ScopedStore<Child, ChildAction> {

@@ -20,22 +20,35 @@ extension Store {
   /// ``LoggedAction/undoGroup`` are one step. The undo is itself a log entry; it applies the
   /// recorded row changes and does not run reducers.
   ///
+  /// Undo works column by column against the rows as they are now, and never overwrites what
+  /// the step did not write: a column changed since by another writer, a non-undoable action
+  /// or the `rewind` tool keeps its value, and a row deleted since stays deleted. A row the step
+  /// inserted is deleted. Redo reverts exactly what the undo did, so undo then redo returns to
+  /// where it started.
+  ///
   /// - Returns: the seq of the `undo` entry, or `nil` when there is nothing to undo.
+  /// - Throws: ``RewindError/Code/conflict`` naming the rows, when undoing would leave an order
+  ///   list entry without its entity; nothing changes then.
   /// - Complexity: proportional to the size of the step's change, not to the history.
   @discardableResult
   public func undo() throws -> Int64? {
-    try runHistoryOperation { db, history in try history.undo(db) }
+    try runHistoryOperation { db, history in
+      try history.undo(db).map { ($0.seq, $0.changes, $0.step) }
+    }
   }
 
-  /// Reapplies the last undone step.
+  /// Reapplies the last undone step: reverts, column by column, what its undo did.
   ///
   /// A new undoable action after an undo drops the redo stack, as document apps do; the
   /// undone entries stay in the log, where jumps can still reach them.
   ///
   /// - Returns: the seq of the `redo` entry, or `nil` when there is nothing to redo.
+  /// - Throws: ``RewindError/Code/conflict`` as ``undo()`` does.
   @discardableResult
   public func redo() throws -> Int64? {
-    try runHistoryOperation { db, history in try history.redo(db) }
+    try runHistoryOperation { db, history in
+      try history.redo(db).map { ($0.seq, $0.changes, $0.step) }
+    }
   }
 
   /// Moves the state to what it was right after `seq`: the whole state, or the document or
@@ -45,19 +58,22 @@ extension Store {
   /// undone. After a jump, ``PersistentState/repairViewState()`` fixes view state that points
   /// at entities that no longer exist, in a `repair` entry of the same undo step.
   ///
-  /// - Returns: the seq of the `jump` entry.
-  /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log.
+  /// - Returns: the seq of the `jump` entry, or `nil` when the state is already what it was
+  ///   right after `seq` (nothing is logged).
+  /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log or was compacted
+  ///   away; if a row to restore does not decode, the error, with the state and the file
+  ///   unchanged.
   /// - Complexity: proportional to the changes logged after `seq`.
   @discardableResult
-  public func jump(to seq: Int64, timeline: Timeline = .all) throws -> Int64 {
-    let result = try runHistoryOperation { db, history in
+  public func jump(to seq: Int64, timeline: Timeline = .all) throws -> Int64? {
+    try runHistoryOperation { db, history in
       let changes = try history.changesJumping(to: seq, timeline: timeline, db)
+      guard !changes.isEmpty else { return nil }
       let entry = LogEntry(
         kind: .jump, action: "jump", payload: #"{"timeline":"\#(timeline.rawValue)","to":\#(seq)}"#,
         changes: changes, undo: .step(group: nil))
-      return (try history.append(entry, db), changes)
+      return (try history.append(entry, db), changes, nil)
     }
-    return result!
   }
 
   /// The undo and redo stacks, at most `limit` steps each.
@@ -67,57 +83,45 @@ extension Store {
 
   // MARK: - Implementation
 
-  /// Runs a history operation and the view-state repair after it in one transaction, and
-  /// applies their row changes to the in-memory state; on failure, neither moves.
+  /// Runs a history operation and the view-state repair after it in one transaction.
+  ///
+  /// The operation's rows are decoded for memory before memory changes, so a row that does not
+  /// decode fails the operation with memory and file untouched; a failure after that (the
+  /// repair, the commit) reads the state back from the file.
   private func runHistoryOperation(
-    _ operation: (Database, inout HistoryLog) throws -> (seq: Int64, changes: [RowChange])?
+    _ operation: (Database, inout HistoryLog) throws -> (seq: Int64, changes: [RowChange], step: Int64?)?
   ) throws -> Int64? {
-    var applied: [[RowChange]] = []
+    var touched = false
     do {
-      let seq = try repository.write { db, history -> Int64? in
-        guard let (seq, changes) = try operation(db, &history) else { return nil }
-        try repository.schema.apply(changes, .forward, to: &current)
-        applied.append(changes)
-        if let repairs = try repairChanges() {
-          applied.append(repairs)
-          _ = try history.append(repairEntry(after: seq, repairs), db)
-        }
+      let seq = try write { db, history -> Int64? in
+        guard let (seq, changes, step) = try operation(db, &history) else { return nil }
+        let prepared = try repository.schema.prepare(changes, .forward)
+        touched = true
+        prepared.apply(to: &current)
+        try repair(after: seq, db, &history)
+        // The repair is part of what the next undo or redo of this step reverts.
+        if let step, history.lastSeq != seq { try history.recordApplication(of: step, from: seq, db) }
         return seq
       }
-      if seq != nil {
-        didCommit()
-        repository.takeAutomaticSnapshotIfDue(current)
-      }
+      didCommit()
+      if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
       return seq
     } catch {
-      for changes in applied.reversed() {
-        try repository.schema.apply(changes, .backward, to: &current)
-      }
+      if touched { resync() }
       throw error
     }
   }
 
-  /// Runs the state's repair and returns the changes it made, if any.
-  private func repairChanges() throws -> [RowChange]? {
+  /// Runs the state's repair and logs what it changed as a `repair` entry (in the step of the
+  /// entry before it, if that entry started or joined one).
+  func repair(after seq: Int64?, _ db: Database, _ history: inout HistoryLog) throws {
     current.repairViewState()
     let changes = try repository.schema.takeChanges(from: &current)
-    return changes.isEmpty ? nil : changes
-  }
-
-  private func repairEntry(after seq: Int64?, _ changes: [RowChange]) -> LogEntry {
-    LogEntry(
-      kind: .repair, action: "repair", payload: seq.map { #"{"after":\#($0)}"# } ?? "{}",
-      changes: changes, undo: .joinLastStep)
-  }
-
-  /// Repairs dangling view state found when opening a database.
-  func repair(after seq: Int64?) throws {
-    guard let changes = try repairChanges() else { return }
-    do {
-      _ = try repository.write { db, history in try history.append(repairEntry(after: seq, changes), db) }
-    } catch {
-      try repository.schema.apply(changes, .backward, to: &current)
-      throw error
-    }
+    guard !changes.isEmpty else { return }
+    _ = try history.append(
+      LogEntry(
+        kind: .repair, action: "repair", payload: seq.map { #"{"after":\#($0)}"# } ?? "{}",
+        changes: changes, undo: .joinLastStep),
+      db)
   }
 }

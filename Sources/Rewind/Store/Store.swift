@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Observation
 
 /// The only way to change state: sends actions through a reducer and commits each result,
@@ -11,7 +12,8 @@ import Observation
 /// ```
 ///
 /// Opening a database loads the last committed state from its tables. If a commit fails, the
-/// store stays at the last committed state and the call throws.
+/// store stays at the last committed state and the call throws. Any number of stores and
+/// `rewind` processes may write one file: each write first catches up with the others.
 ///
 /// ## Topics
 /// ### Opening
@@ -31,6 +33,9 @@ import Observation
 @MainActor
 public final class Store<State: PersistentState, Action: LoggedAction>: Observable {
   var current: State
+  /// The state the store was opened with: what persisted parts start from when loaded, and
+  /// what view properties with no row default to.
+  private let initialState: State
   private let reducer: any Reducer<State, Action>
   let repository: Repository<State>
   let registrar = ObservationRegistrar()
@@ -39,6 +44,9 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   let effects = EffectRunner<Action>()
   /// Scoped stores to refresh after each commit.
   var scopes: [WeakScope] = []
+  /// Set when a failed write could not put memory back to what the file holds: the next write
+  /// reads the whole state from the file before doing anything else.
+  private var mustReload = false
   // Key paths into a generic class are built at run time on each use: build them once.
   let stateKeyPath = \Store.state
   let historyKeyPath = \Store.lastSeq
@@ -46,13 +54,14 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// Opens the database at `path`, creating and setting it up if it does not exist.
   ///
   /// - Parameters:
-  ///   - path: the SQLite file. A new file is readable by its owner only.
+  ///   - path: the SQLite file. A new file is readable by its owner only. `:memory:`, an
+  ///     empty path and `file:` URIs are refused (see ``init(inMemory:reducer:)``).
   ///   - initialState: the state of a new database, and the values of properties the schema
   ///     does not persist.
   ///   - reducer: the reducer that handles actions.
   ///   - durability: what a commit must survive; see ``Durability``.
-  /// - Throws: ``RewindError`` if the file is not SQLite, is not a Rewind database, was
-  ///   written by a newer version, or cannot be read. The file is left unchanged.
+  /// - Throws: ``RewindError`` if the file is not SQLite, is not a Rewind database, is
+  ///   damaged, was written by a newer version, or cannot be read. The file is left unchanged.
   public init(
     path: String,
     initialState: State,
@@ -60,18 +69,21 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     durability: Durability = .normal
   ) throws {
     repository = try Repository(path: path, durability: durability, initialState: initialState)
-    current = try repository.load(initialState)
+    current = initialState
+    self.initialState = initialState
     self.reducer = reducer
     effects.deliver = { [weak self] action in _ = try self?.send(action) }
-    try repair(after: nil)
+    try reload()
   }
 
   /// Opens a new in-memory database: for tests and previews.
   public init(inMemory initialState: State, reducer: some Reducer<State, Action>) throws {
     repository = try Repository(path: nil, initialState: initialState)
-    current = try repository.load(initialState)
+    current = initialState
+    self.initialState = initialState
     self.reducer = reducer
     effects.deliver = { [weak self] action in _ = try self?.send(action) }
+    try reload()
   }
 
   /// The current state: always the last committed one.
@@ -90,13 +102,19 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// transaction. Observers see the new state only after the commit; then the effect the
   /// reducer returned starts (a failed commit drops it).
   ///
-  /// - Returns: the committed log entry's `seq`.
+  /// Other stores and the `rewind` tool may write the same file. Inside its transaction, the
+  /// store first applies the entries they committed since it last looked (in time proportional
+  /// to what they changed), so the reducer always runs on the current state and nothing they
+  /// wrote is overwritten.
+  ///
+  /// - Returns: the committed log entry's `seq`, or `nil` when the action changed nothing: it
+  ///   is then not logged (its effect still runs).
   /// - Throws: ``RewindError`` with code ``RewindError/Code/commitFailed`` if the commit
-  ///   fails (or ``RewindError/Code/externalChange`` if another process wrote to the
-  ///   database since it was opened); the state and the database are then as they were.
+  ///   fails (or ``RewindError/Code/invalidValue`` for text SQLite cannot hold); the state and
+  ///   the database are then as the file holds them.
   /// - Complexity: proportional to what the action changed, not to the size of the state.
   @discardableResult
-  public func send(_ action: Action) throws -> Int64 {
+  public func send(_ action: Action) throws -> Int64? {
     let payload: String
     do {
       payload = try CompactJSONEncoder.encode(action)
@@ -104,42 +122,110 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       throw RewindError(.commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)
     }
     let name = Action.logName(customName: action.customName, payload: payload)
-    // Reduce in place: no copy of the state is kept, so no collection is copied on write.
-    let effect = reducer.reduce(into: &current, action: action)
-    let changes: [RowChange]
+    var effect = Effect<Action>.none
+    // What memory holds beyond the file while the transaction runs: nothing, the reducer's
+    // untaken changes, or the changes taken for the entry.
+    var pending: [RowChange]?
+    var reduced = false
+    let seq: Int64?
     do {
-      changes = try repository.schema.takeChanges(from: &current)
+      seq = try write { db, history -> Int64? in
+        // Reduce in place: no copy of the state is kept, so no collection is copied on write.
+        effect = reducer.reduce(into: &current, action: action)
+        reduced = true
+        let changes = try repository.schema.takeChanges(from: &current)
+        pending = changes
+        guard !changes.isEmpty else { return nil }
+        let entry = LogEntry(
+          kind: .action, action: name, payload: payload, changes: changes,
+          undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
+        return try history.append(entry, db)
+      }
     } catch {
-      // The changes could not be read back; the database still holds the committed state.
-      current = try repository.load(current)
-      throw RewindError(.commitFailed, "the changes made by \(name) could not be encoded", underlying: error)
-    }
-    let entry = LogEntry(
-      kind: .action, action: name, payload: payload, changes: changes,
-      undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
-    let seq: Int64
-    do {
-      seq = try repository.write { db, history in try history.append(entry, db) }
-    } catch {
-      try repository.schema.apply(changes, .backward, to: &current)
-      if case RewindError.Code.externalChange = error { throw error }
+      if reduced { rollBack(pending) }
+      if let error = error as? RewindError { throw error }
       throw RewindError(.commitFailed, "committing \(name) failed; the state is unchanged", underlying: error)
     }
     didCommit()
-    repository.takeAutomaticSnapshotIfDue(current)
+    if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
     effects.run(effect)
     return seq
   }
 
-  /// Reads the state and the history position from the database again.
+  /// Reads the state and the history position from the database again, and repairs view
+  /// state that points at entities that no longer exist: exactly what opening does.
   ///
-  /// Call it after ``send(_:)`` threw ``RewindError/Code/externalChange``: another process
-  /// (such as the `rewind` tool) changed the database, and the store shows its changes only
-  /// once it reloads.
+  /// A store follows other writers by itself whenever it writes; call this to show their
+  /// changes before then.
   public func reload() throws {
-    try repository.reloadHistory()
-    current = try repository.load(current)
+    try write { db, history in
+      try history.reload(db)
+      try repository.schema.load(db).apply(to: &current)
+      try repair(after: nil, db, &history)
+    }
     didCommit()
+  }
+
+  // MARK: - Writing
+
+  /// Runs `body` in one write transaction, after applying to memory what other writers
+  /// committed. If it throws, memory is what the file holds (or, if even that could not be
+  /// read, is read again before the next write).
+  func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
+    var following = false
+    do {
+      return try repository.write(
+        following: { db, sync, history in
+          following = true
+          try follow(sync, db, &history)
+          following = false
+        }, body)
+    } catch {
+      if following { resync() }
+      throw error
+    }
+  }
+
+  /// Brings memory along with the entries other writers committed, and repairs view state
+  /// they left pointing at entities that no longer exist (the `rewind` tool cannot).
+  private func follow(_ sync: HistoryLog.Sync, _ db: Database, _ history: inout HistoryLog) throws {
+    switch mustReload ? .reload : sync {
+    case .current:
+      return
+    case .missed(let changes):
+      // Changes the app cannot decode (another app version's, a damaged entry) are not
+      // guessed at: the tables are read instead.
+      if let prepared = try? repository.schema.prepare(changes, .forward) {
+        prepared.apply(to: &current)
+      } else {
+        try repository.schema.load(db).apply(to: &current)
+      }
+    case .reload:
+      try repository.schema.load(db).apply(to: &current)
+    }
+    mustReload = false
+    try repair(after: nil, db, &history)
+  }
+
+  /// Puts memory back to the file after a failed send: reverts the changes taken for the
+  /// entry, or reads the state again when they could not be taken or reverted.
+  private func rollBack(_ changes: [RowChange]?) {
+    if let changes, (try? repository.schema.apply(changes, .backward, to: &current)) != nil { return }
+    resync()
+  }
+
+  /// Reads the state and the position from the file, after a write that failed once memory
+  /// had moved. If the file cannot be read now, the next write reads it first.
+  func resync() {
+    do {
+      let (history, update) = try repository.database.read { db in
+        (try HistoryLog(db), try repository.schema.load(db))
+      }
+      update.apply(to: &current)
+      repository.history = history
+    } catch {
+      mustReload = true
+    }
   }
 
   /// Tells observers that a commit moved the state and the history. (``canUndo`` and
@@ -149,5 +235,4 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     registrar.withMutation(of: self, keyPath: historyKeyPath) {}
     refreshScopes()
   }
-
 }

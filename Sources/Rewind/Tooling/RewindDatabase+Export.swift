@@ -33,7 +33,7 @@ extension RewindDatabase {
   ///
   /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log.
   public func export(at seq: Int64? = nil) throws -> String {
-    try queue.read { db in
+    try read { db, history in
       let rows = try seq.map { try history.rows(at: $0, db) } ?? StateRows(db, catalog: history.tables)
       return Self.exportJSON(rows, catalog: history.tables)
     }
@@ -87,11 +87,11 @@ extension RewindDatabase {
   /// entity table and order list it names exists here, that rows name only real columns and
   /// carry their key, that ids are unique, and that every listed id exists.
   ///
-  /// - Returns: the `import` entry's seq.
+  /// - Returns: the `import` entry's seq, or `nil` when the state already is the file's.
   /// - Throws: ``RewindError/Code/invalidImport`` naming the first problem; the database is
   ///   unchanged.
   @discardableResult
-  public func importState(_ json: String) throws -> Int64 {
+  public func importState(_ json: String) throws -> Int64? {
     try write { db, history in
       let current = try StateRows(db, catalog: history.tables)
       let target = try Self.importedRows(json, current: current, catalog: history.tables)
@@ -234,6 +234,24 @@ extension JSONValue {
     switch self {
     case .array, .object: false
     default: true
+    }
+  }
+}
+
+extension RewindDatabase {
+  /// Throws ``RewindError/Code/invalidPath`` if writing an export to `path` would overwrite
+  /// this database or one of its `-wal`, `-shm` or `-journal` files.
+  public func checkExportDestination(_ path: String) throws {
+    func identity(_ path: String) -> (dev_t, ino_t)? {
+      var info = stat()
+      return stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
+    }
+    guard let target = identity(path) else { return }  // a new file
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+      if let own = identity(self.path + suffix), own == target {
+        throw RewindError(
+          .invalidPath, "\(path) is the database \(self.path + suffix) itself; writing the export there would destroy it")
+      }
     }
   }
 }

@@ -71,7 +71,7 @@ public struct LogRecord: Sendable {
       counts[change.table] = count
     }
     return counts.keys.sorted().map { table in
-      let count = counts[table]!
+      let count = counts[table, default: (0, 0, 0)]
       let parts = [("+", count.inserted), ("~", count.updated), ("-", count.deleted)].filter { $0.1 > 0 }
       return "\(table) " + parts.map { "\($0.0)\($0.1)" }.joined(separator: " ")
     }.joined(separator: ", ")
@@ -95,20 +95,22 @@ public struct LogRecord: Sendable {
 extension RewindDatabase {
   /// Describes the database: schema, tables, lists, view state, history position, snapshots.
   public func inspect() throws -> Inspection {
-    try queue.read { db in
+    try read { db, history in
       let catalog = history.tables
       let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
       return Inspection(
         path: path,
         fileSize: size,
-        migrations: try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
+        migrations: try EngineMigrations.applied(db),
         entityTables: try catalog.entityTables.map {
           ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0.quotedDatabaseIdentifier)") ?? 0)
         },
         lists: try catalog.lists.keys.sorted().map {
-          ($0, catalog.lists[$0]!, try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [$0]) ?? 0)
+          ($0, catalog.lists[$0] ?? "", try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [$0]) ?? 0)
         },
-        viewState: try Row.fetchAll(db, sql: "SELECT path, value FROM view_state ORDER BY path").map { ($0["path"], $0["value"]) },
+        viewState: try Row.fetchAll(db, sql: "SELECT path, value FROM view_state ORDER BY path").map {
+          (try $0.checked("path", in: "view_state"), try $0.checked("value", in: "view_state"))
+        },
         lastSeq: history.lastSeq,
         baseSeq: history.baseSeq,
         undoSteps: try Int.fetchOne(db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 0") ?? 0,
@@ -120,7 +122,8 @@ extension RewindDatabase {
   /// Log entries in seq order: those after `from` (when given), the last `last` of them (when
   /// given).
   public func log(from: Int64? = nil, last: Int? = nil) throws -> [LogRecord] {
-    try queue.read { db in
+    if let last, last < 0 { throw RewindError(.unknownSeq, "the number of entries to list must be 0 or more, not \(last)") }
+    return try queue.read { db in
       var sql = "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq >= ?"
       var arguments: StatementArguments = [from ?? 0]
       if let last {
@@ -131,8 +134,10 @@ extension RewindDatabase {
       }
       return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
         LogRecord(
-          seq: $0["seq"], time: $0["time"], kind: $0["kind"], action: $0["action"], payload: $0["payload"],
-          changes: $0["changes"], step: $0["step"], groupKey: $0["group_key"])
+          seq: try $0.checked("seq", in: "action_log"), time: try $0.checked("time", in: "action_log"),
+          kind: try $0.checked("kind", in: "action_log"), action: try $0.checked("action", in: "action_log"),
+          payload: try $0.checked("payload", in: "action_log"), changes: try $0.checked("changes", in: "action_log"),
+          step: try $0.checked("step", in: "action_log"), groupKey: try $0.checked("group_key", in: "action_log"))
       }
     }
   }

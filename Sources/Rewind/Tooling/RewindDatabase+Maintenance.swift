@@ -33,7 +33,7 @@ extension RewindDatabase {
   /// - Parameter progress: called with (entries replayed, entries in all) now and then.
   public func verify(progress: (Int, Int) -> Void = { _, _ in }) throws -> VerificationReport {
     var report = VerificationReport()
-    try queue.read { db in
+    try read { db, history in
       let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
       if integrity == ["ok"] {
         report.passed.append("integrity_check: ok")
@@ -41,7 +41,7 @@ extension RewindDatabase {
         report.problems += integrity.map { "integrity_check: \($0)" }
       }
 
-      let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+      let applied = try EngineMigrations.applied(db)
       let known = EngineMigrations.embedded.map(\.identifier)
       if applied == known {
         report.passed.append("schema: version \(applied.count), as this tool expects")
@@ -53,24 +53,42 @@ extension RewindDatabase {
       // Start from the base: empty tables, or the state compaction folded history into.
       var replayed = StateRows(empty: catalog)
       if history.baseSeq > 0 {
-        guard let json = try String.fetchOne(db, sql: "SELECT rows FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
+        guard let base = try Row.fetchOne(
+          db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
         else {
           report.problems.append("history starts after seq \(history.baseSeq) but there is no base snapshot")
           return
         }
-        replayed = try StateRows(json: json, catalog: catalog)
+        do {
+          replayed = try history.snapshotRows(base)
+        } catch let error as RewindError {
+          report.problems.append("base snapshot: \(error.message)")
+          return
+        }
       }
       let snapshots = try Row.fetchAll(
-        db, sql: "SELECT id, label, seq, kind, rows FROM snapshots WHERE seq > ? ORDER BY seq", arguments: [history.baseSeq])
+        db, sql: "SELECT id, label, seq, kind, rows, checksum FROM snapshots WHERE seq > ? ORDER BY seq",
+        arguments: [history.baseSeq])
       var nextSnapshot = 0
       let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log") ?? 0
       var problemsBefore = report.problems.count
-      let entries = try Row.fetchCursor(db, sql: "SELECT seq, action, changes FROM action_log ORDER BY seq")
+      let entries = try Row.fetchCursor(db, sql: "SELECT seq, action, kind, changes FROM action_log ORDER BY seq")
       var previousSeq = history.baseSeq
       while let entry = try entries.next() {
-        let seq: Int64 = entry["seq"]
-        let action: String = entry["action"]
-        while nextSnapshot < snapshots.count, (snapshots[nextSnapshot]["seq"] as Int64) < seq {
+        let seq: Int64
+        let action: String
+        do {
+          seq = try entry.checked("seq", in: "action_log")
+          action = try entry.checked("action", in: "action_log")
+          let kind = try entry.checked("kind", in: "action_log", as: String.self)
+          if LogEntry.Kind(rawValue: kind) == nil {
+            report.problems.append("seq \(seq) (\(action)): kind \(kind) is not a kind of log entry")
+          }
+        } catch let error as RewindError {
+          report.problems.append(error.message)
+          break
+        }
+        while nextSnapshot < snapshots.count, try snapshots[nextSnapshot].checked("seq", in: "snapshots", as: Int64.self) < seq {
           try check(snapshots[nextSnapshot], against: replayed)
           nextSnapshot += 1
         }
@@ -80,10 +98,9 @@ extension RewindDatabase {
         previousSeq = seq
         let changes: [RowChange]
         do {
-          changes = try RowChange.decodeJSON(entry["changes"])
-          for change in changes { try catalog.validate(change) }
+          changes = try history.decodeChanges(entry)
         } catch let error as RewindError {
-          report.problems.append("seq \(seq) (\(action)): \(error.message)")
+          report.problems.append("\(error.message) (\(action))")
           continue
         }
         for change in changes {
@@ -122,13 +139,23 @@ extension RewindDatabase {
       }
 
       func check(_ snapshot: Row, against rows: StateRows) throws {
-        let name = (snapshot["label"] as String?).map { "\"\($0)\"" } ?? "(\(snapshot["kind"] as String))"
-        let stored = try StateRows(json: snapshot["rows"], catalog: catalog)
+        let name: String
+        let seq: Int64
+        let stored: StateRows
+        do {
+          name = try (snapshot.checked("label", in: "snapshots", as: String?.self)).map { "\"\($0)\"" }
+            ?? "(\(try snapshot.checked("kind", in: "snapshots", as: String.self)))"
+          seq = try snapshot.checked("seq", in: "snapshots")
+          stored = try history.snapshotRows(snapshot)
+        } catch let error as RewindError {
+          report.problems.append("snapshot: \(error.message)")
+          return
+        }
         if stored == rows {
-          report.passed.append("snapshot \(name) at seq \(snapshot["seq"] as Int64) matches the log")
+          report.passed.append("snapshot \(name) at seq \(seq) matches the log")
         } else {
           let first = rows.changes(to: stored).first.map { "\($0.table) \(describe($0.key))" } ?? ""
-          report.problems.append("snapshot \(name) at seq \(snapshot["seq"] as Int64) differs from the log, first at \(first)")
+          report.problems.append("snapshot \(name) at seq \(seq) differs from the log, first at \(first)")
         }
       }
     }
@@ -138,6 +165,11 @@ extension RewindDatabase {
   /// Folds history older than the last `keep` entries into a base snapshot and shrinks the
   /// file. What is kept still undoes, restores and verifies; labelled snapshots are kept
   /// (restoring one needs no log), automatic ones older than the base are dropped.
+  ///
+  /// Compaction is itself a `compact` log entry, so seqs keep growing (the next entry never
+  /// reuses a removed seq) and every store on the file notices it before its next write. It
+  /// never cuts into what redo needs: when the redo stack reaches further back than `keep`, the
+  /// base stays before it. Jumps and restores to a seq before the base are refused.
   ///
   /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
   ///   problem: compacting would bury it. Nothing changes then.
@@ -151,11 +183,13 @@ extension RewindDatabase {
         "refusing to compact: verify finds \(health.problems.count) problem\(health.problems.count == 1 ? "" : "s"), the first: \(first)")
     }
     let bytesBefore = fileSize()
-    let base = history.lastSeq - Int64(keep)
-    guard base > history.baseSeq else {
-      return CompactionReport(baseSeq: history.baseSeq, entriesRemoved: 0, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
-    }
-    let removed = try write { db, history -> Int in
+    let result = try write { db, history -> (base: Int64, removed: Int)? in
+      // Redo reverts each undone step's latest application (or reapplies its own entries):
+      // those entries must stay.
+      let redoNeeds = try db.checkedInteger(
+        "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1", what: "undo_steps.applied_from")
+      let base = min(history.lastSeq - Int64(keep), (redoNeeds ?? .max) - 1)
+      guard base > history.baseSeq else { return nil }
       let rows = try history.rows(at: base, db)
       progress(1, 3)
       let removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log WHERE seq <= ?", arguments: [base]) ?? 0
@@ -167,13 +201,22 @@ extension RewindDatabase {
       try db.execute(sql: "DELETE FROM undo_steps WHERE id <= ?", arguments: [base])
       try db.execute(sql: "UPDATE rewind_meta SET value = ? WHERE key = 'base_seq'", arguments: [base])
       try history.reload(db)
+      _ = try history.append(
+        LogEntry(
+          kind: .compact, action: "compact", payload: #"{"base":\#(base),"removed":\#(removed)}"#, changes: [],
+          undo: .none),
+        db)
       progress(2, 3)
-      return removed
+      return (base, removed)
+    }
+    guard let result else {
+      return CompactionReport(baseSeq: history.baseSeq, entriesRemoved: 0, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
     }
     try queue.vacuum()
     try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     progress(3, 3)
-    return CompactionReport(baseSeq: base, entriesRemoved: removed, bytesBefore: bytesBefore, bytesAfter: fileSize())
+    return CompactionReport(
+      baseSeq: result.base, entriesRemoved: result.removed, bytesBefore: bytesBefore, bytesAfter: fileSize())
   }
 
   private func fileSize() -> Int64 {

@@ -14,8 +14,8 @@ import GRDB
 /// ```
 ///
 /// The app and a `RewindDatabase` may have the same file open: both use WAL with a busy
-/// timeout, and a store that finds entries it did not write refuses to commit until it
-/// reloads (see ``Store/reload()``).
+/// timeout, every write works on the position as the file has it inside its transaction, and a
+/// running store applies what the tool wrote before its next write.
 ///
 /// ## Topics
 /// ### Reading
@@ -56,8 +56,12 @@ public final class RewindDatabase {
     }
     self.queue = queue
     do {
-      try EngineMigrations.migrator.migrate(queue)
-      history = try queue.read { db in try HistoryLog(db) }
+      history = try queue.writeWithoutTransaction { db in
+        try db.inImmediateTransaction {
+          try EngineMigrations.migrate(db, path: path)
+          return try HistoryLog(db)
+        }
+      }
     } catch let error as RewindError {
       throw error
     } catch {
@@ -83,6 +87,14 @@ public final class RewindDatabase {
     } catch {
       try? queue.read { db in try history.reload(db) }
       throw error
+    }
+  }
+
+  /// Runs `body` in a read transaction, on the history position as it is in that transaction.
+  func read<T>(_ body: (Database, HistoryLog) throws -> T) throws -> T {
+    try queue.read { db in
+      try history.reload(db)
+      return try body(db, history)
     }
   }
 
@@ -117,10 +129,12 @@ public final class RewindDatabase {
 
   /// Sets the whole state to what it was right after `seq`, as one undoable `restore` entry.
   ///
-  /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log.
+  /// - Returns: the entry's seq, or `nil` when the state already is that one (nothing is
+  ///   logged).
+  /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log or was compacted away.
   /// - Complexity: the state's size plus at most half the snapshot spacing of log entries.
   @discardableResult
-  public func restore(to seq: Int64) throws -> Int64 {
+  public func restore(to seq: Int64) throws -> Int64? {
     try write { db, history in
       let target = try history.rows(at: seq, db)
       return try history.replaceState(
@@ -130,15 +144,17 @@ public final class RewindDatabase {
 
   /// Sets the whole state to a labelled snapshot's, as one undoable `restore` entry.
   ///
-  /// - Throws: ``RewindError/Code/snapshotLabel`` if there is no snapshot with that label.
+  /// - Returns: the entry's seq, or `nil` when the state already is the snapshot's.
+  /// - Throws: ``RewindError/Code/snapshotLabel`` if there is no snapshot with that label;
+  ///   ``RewindError/Code/corruptData`` if it was edited after it was taken.
   @discardableResult
-  public func restore(snapshot label: String) throws -> Int64 {
+  public func restore(snapshot label: String) throws -> Int64? {
     try write { db, history in
-      guard let json = try String.fetchOne(db, sql: "SELECT rows FROM snapshots WHERE label = ?", arguments: [label])
+      guard let row = try Row.fetchOne(db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE label = ?", arguments: [label])
       else {
         throw RewindError(.snapshotLabel, "there is no snapshot labelled \(label)")
       }
-      let target = try StateRows(json: json, catalog: history.tables)
+      let target = try history.snapshotRows(row)
       var payload = #"{"snapshot":"#
       JSONText.appendString(label, to: &payload)
       payload += "}"
@@ -157,13 +173,12 @@ public final class RewindDatabase {
       if try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [label]) == true {
         throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
       }
-      try history.takeSnapshot(kind: "manual", label: label, db)
-      return history.lastSeq
+      return try history.takeSnapshot(kind: "manual", label: label, db)
     }
   }
 
   /// The snapshots, oldest first.
   public func snapshots() throws -> [SnapshotInfo] {
-    try queue.read { db in try HistoryLog.snapshots(db) }
+    try read { db, _ in try HistoryLog.snapshots(db) }
   }
 }
