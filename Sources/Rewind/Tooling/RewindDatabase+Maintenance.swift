@@ -196,9 +196,10 @@ extension RewindDatabase {
       try db.execute(sql: "DELETE FROM snapshots WHERE kind <> 'manual' AND seq <= ?", arguments: [base])
       try history.insertSnapshot(rows, seq: base, kind: "base", label: nil, db)
       try db.execute(sql: "DELETE FROM action_log WHERE seq <= ?", arguments: [base])
-      // Steps that started before the base cannot be undone whole any more.
+      // Steps that started before the base cannot be undone whole any more. Undone steps stay:
+      // what their redo reverts is after the base (see `redoNeeds`).
       try db.execute(sql: "UPDATE action_log SET step = NULL WHERE step <= ?", arguments: [base])
-      try db.execute(sql: "DELETE FROM undo_steps WHERE id <= ?", arguments: [base])
+      try db.execute(sql: "DELETE FROM undo_steps WHERE id <= ? AND undone = 0", arguments: [base])
       try db.execute(sql: "UPDATE rewind_meta SET value = ? WHERE key = 'base_seq'", arguments: [base])
       try history.reload(db)
       _ = try history.append(

@@ -8,10 +8,11 @@ func dump(_ path: String) throws -> [String] {
 
 func dump(_ db: Database) throws -> [String] {
   var lines: [String] = []
-  for (table, order) in [
-    ("tasks", "id"), ("list_entries", "list, position"), ("view_state", "path"), ("action_log", "seq"),
+  let entityTables = try String.fetchAll(db, sql: "SELECT name FROM rewind_entity_tables ORDER BY name")
+  for (table, order) in entityTables.map({ ($0, "1") }) + [
+    ("list_entries", "list, position"), ("view_state", "path"), ("action_log", "seq"), ("undo_steps", "id"),
   ] {
-    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY \(order)") {
+    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) ORDER BY \(order)") {
       lines.append("\(table) \(row)")
     }
   }
