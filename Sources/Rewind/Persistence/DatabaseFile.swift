@@ -45,18 +45,25 @@ enum DatabaseFile {
   /// Refuses a file that exists, is not empty and lacks SQLite's header, or whose size shows it
   /// was cut short; creates a missing one.
   private static func checkHeader(path: String) throws {
-    let fd = Foundation.open(path, O_RDONLY)
+    var fd = Foundation.open(path, O_RDONLY)
     if fd < 0 {
       guard errno == ENOENT else {
         throw RewindError(.readFailed, "\(path) cannot be read: \(String(cString: strerror(errno)))")
       }
       // Create it now with owner-only permissions; SQLite gives its -wal and -shm files the same.
       let created = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-      guard created >= 0 else {
+      if created >= 0 {
+        close(created)
+        return
+      }
+      // Another process created it between the two calls: open theirs.
+      guard errno == EEXIST else {
         throw RewindError(.readFailed, "\(path) cannot be created: \(String(cString: strerror(errno)))")
       }
-      close(created)
-      return
+      fd = Foundation.open(path, O_RDONLY)
+      guard fd >= 0 else {
+        throw RewindError(.readFailed, "\(path) cannot be read: \(String(cString: strerror(errno)))")
+      }
     }
     defer { close(fd) }
     var header = [UInt8](repeating: 0, count: 100)
@@ -93,6 +100,24 @@ enum DatabaseFile {
     if pageCountIsValid, walSize == 0, uint32(at: 28) * pageSize > size {
       throw RewindError(
         .corruptData, "\(path) is damaged: its header counts \(uint32(at: 28)) pages but the file holds \(size / pageSize) (was it cut short?)")
+    }
+  }
+
+  /// Switches the file to write-ahead logging. Changing the journal mode needs the file to
+  /// itself and does not wait on SQLite's busy handler, so while another process is setting up
+  /// the same new file it is retried for up to 10 seconds, like any write.
+  static func enableWAL(_ queue: DatabaseQueue) throws {
+    let deadline = Date().addingTimeInterval(10)
+    while true {
+      do {
+        try queue.writeWithoutTransaction { db in
+          if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" { return }
+          try db.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        return
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+        usleep(5_000)
+      }
     }
   }
 

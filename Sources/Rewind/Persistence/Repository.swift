@@ -40,11 +40,7 @@ final class Repository<State: PersistentState> {
     self.schema = schema
     let name = path ?? ":memory:"
     do {
-      if path != nil {
-        try database.writeWithoutTransaction { db in
-          try db.execute(sql: "PRAGMA journal_mode = WAL")
-        }
-      }
+      if path != nil { try DatabaseFile.enableWAL(database) }
       // Whether the file is new is decided under the write lock: two processes creating one
       // file at once agree on which of them sets it up.
       history = try database.writeWithoutTransaction { db in

@@ -72,10 +72,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   public mutating func insert(_ id: ID, at offset: Int) {
     guard keys[id] == nil else { return }
     let offset = Swift.min(Swift.max(offset, 0), count)
-    let key = PositionKey.between(
-      offset > 0 ? entry(at: offset - 1).key : nil,
-      offset < count ? entry(at: offset).key : nil
-    )
+    let key = newKey(at: offset)
     recordBefore(id)
     place(Entry(key: key, id: id))
   }
@@ -99,11 +96,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     recordBefore(id)
     unplace(Entry(key: key, id: id))
     let offset = Swift.min(Swift.max(offset, 0), count)
-    let newKey = PositionKey.between(
-      offset > 0 ? entry(at: offset - 1).key : nil,
-      offset < count ? entry(at: offset).key : nil
-    )
-    place(Entry(key: newKey, id: id))
+    place(Entry(key: newKey(at: offset), id: id))
     return true
   }
 
@@ -156,6 +149,20 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
 
   private mutating func recordBefore(_ id: ID) {
     if pending.index(forKey: id) == nil { pending[id] = .some(keys[id]) }
+  }
+
+  /// A position key between the members at `offset - 1` and `offset`.
+  ///
+  /// Members a file gave equal keys (an import, a hand edit) have no key between them: then the
+  /// new key goes after the whole run of equal keys, a little later than asked, rather than
+  /// failing.
+  private func newKey(at offset: Int) -> String {
+    let lower = offset > 0 ? entry(at: offset - 1).key : nil
+    var upperOffset = offset
+    if let lower {
+      while upperOffset < count, entry(at: upperOffset).key <= lower { upperOffset += 1 }
+    }
+    return PositionKey.between(lower, upperOffset < count ? entry(at: upperOffset).key : nil)
   }
 
   private func entry(at offset: Int) -> Entry {
