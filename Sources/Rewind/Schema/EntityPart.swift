@@ -7,7 +7,9 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   init(keyPath: WritableKeyPath<Root, EntityTable<E>>) { self.keyPath = keyPath }
 
-  func setUp(_ db: Database, initial: Root) throws {
+  func takeDefaults(from initial: Root) throws {}
+
+  func setUp(_ db: Database) throws {
     if try !db.tableExists(table) {
       // A table the file registered and lost would come back empty, with its ids free for
       // reuse while the log still names them: that is damage to report, not to paper over.

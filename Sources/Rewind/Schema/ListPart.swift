@@ -13,7 +13,9 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     self.entityTable = entityTable
   }
 
-  func setUp(_ db: Database, initial: Root) throws {
+  func takeDefaults(from initial: Root) throws {}
+
+  func setUp(_ db: Database) throws {
     try db.execute(
       sql: "INSERT OR IGNORE INTO rewind_lists (name, entity_table) VALUES (?, ?)",
       arguments: [name, entityTable])

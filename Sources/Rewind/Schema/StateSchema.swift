@@ -66,9 +66,11 @@ public struct StateSchema<Root> {
 protocol StatePart<Root> {
   associatedtype Root
 
+  /// Takes what the part needs from the state the store opens with (view defaults).
+  func takeDefaults(from initial: Root) throws
   /// Creates the part's storage in a new database (or for a part new to an existing one),
-  /// checks it, and registers it for tools. `initial` is the state the store opens with.
-  func setUp(_ db: Database, initial: Root) throws
+  /// checks it, and registers it for tools.
+  func setUp(_ db: Database) throws
   /// Reads and decodes the part's rows; the update it returns replaces what `root` holds for
   /// the part, and cannot fail.
   func load(_ db: Database) throws -> (inout Root) -> Void
@@ -102,8 +104,14 @@ struct PreparedChanges<Root> {
 }
 
 extension StateSchema {
+  /// Takes the defaults from `initial`, then creates, checks and registers the parts' tables.
   func setUp(_ db: Database, initial: Root) throws {
-    for part in parts { try part.setUp(db, initial: initial) }
+    try takeDefaults(from: initial)
+    for part in parts { try part.setUp(db) }
+  }
+
+  func takeDefaults(from initial: Root) throws {
+    for part in parts { try part.takeDefaults(from: initial) }
   }
 
   /// Reads the whole persisted state: every part is read and decoded before any is applied,

@@ -26,9 +26,11 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     self.prefix = prefix
   }
 
-  func setUp(_ db: Database, initial: Root) throws {
+  func takeDefaults(from initial: Root) throws {
     if defaults == nil { defaults = try encodeRows(initial[keyPath: keyPath]) }
   }
+
+  func setUp(_ db: Database) throws {}
 
   func load(_ db: Database) throws -> (inout Root) -> Void {
     let pattern = prefix.isEmpty ? "%" : prefix + ".%"

@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import PropertyBased
+import Testing
+
+@testable import Rewind
+
+/// The model-based test of issue 10: random interleavings of every operation on one file (two
+/// stores, the `rewind` tool's writes, reopening, injected commit failures) compared with
+/// ``HistoryModel`` after each step: the acting store's memory equals the file, every store's
+/// memory equals the file at the seq it has seen, the file equals the model (state, raw rows,
+/// undo stacks), and `verify` is clean.
+///
+/// `REWIND_MODEL_COUNT` sets the number of random sessions (default 100) and
+/// `REWIND_MODEL_STEPS` their longest length (default 40).
+@MainActor
+struct HistoryModelTests {
+  static let count = ProcessInfo.processInfo.environment["REWIND_MODEL_COUNT"].flatMap(Int.init) ?? 100
+  static let steps = ProcessInfo.processInfo.environment["REWIND_MODEL_STEPS"].flatMap(Int.init) ?? 40
+
+  @Test func theFileTheStoresAndTheModelAgreeAfterEveryStep() async {
+    await propertyCheck(count: Self.count, input: Gen.int(in: 0...1_000_000).array(of: 1...Self.steps)) { codes in
+      var run = try ModelRun()
+      for (index, code) in codes.enumerated() {
+        let description = try run.perform(code)
+        try run.check(after: "step \(index): \(description)")
+      }
+    }
+  }
+}
+
+@MainActor
+struct ModelRun {
+  let directory: TemporaryDirectory
+  let path: String
+  var stores: [JournalStore]
+  var model: HistoryModel
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("model.sqlite")
+    stores = [try JournalStore.journal(path: path), try JournalStore.journal(path: path)]
+    model = HistoryModel(storeCount: 2)
+  }
+
+  var ids: [Int64] { model.rows.keys.filter { $0.table == "entries" }.compactMap { Int64($0.key) }.sorted() }
+
+  func action(_ code: Int) -> JournalAction {
+    let ids = ids
+    let id = ids.isEmpty ? 1 : ids[(code / 31) % ids.count]
+    let number = code / 31
+    switch code % 16 {
+    case 0, 1: return .add(title: "n\(number % 50)")
+    case 2: return .rename(id: id, title: "r\(number % 4)")
+    case 3: return .type(id: id, text: "\(number % 3)")
+    case 4: return .delete(id: id)
+    case 5: return .move(id: id, to: number % (ids.count + 1))
+    case 6: return .pin(id: id)
+    case 7: return .select(id: number % 3 == 0 ? nil : id)
+    case 8: return .search(number % 2 == 0 ? "" : "s\(number % 3)")
+    case 9: return .scroll(Double(number % 3) / 2)
+    case 10: return .present(number % 3 == 0 ? nil : number % 3 == 1 ? .about : .edit(id: id))
+    case 11: return .setSort(number % 3 == 0 ? nil : number % 3 == 1 ? "title" : "date")
+    case 12: return .syncRename(id: id, title: "s\(number % 4)")
+    case 13: return .syncDelete(id: id)
+    case 14: return .syncPin(id: id)
+    default: return .type(id: id, text: "x")
+    }
+  }
+
+  /// A seq a jump or restore may target: history kept since the base, the initial state on.
+  func target(_ code: Int) -> Int64 {
+    let low = max(model.baseSeq, 1)
+    return low + Int64(code) % (model.lastSeq - low + 1)
+  }
+
+  /// Performs the operation `code` picks, on the real file and on the model, and checks that
+  /// both had the same outcome. Returns what it did.
+  mutating func perform(_ code: Int) throws -> String {
+    let store = (code / 7) % 2
+    let failing = code % 97 < 6  // about one operation in sixteen fails at its commit
+    let choice = (code / 3) % 40
+    if failing { try injectFailure(into: store, on: true) }
+    defer { if failing { try? injectFailure(into: store, on: false) } }
+    func expect(_ outcome: HistoryModel.Outcome, _ real: () throws -> Int64?, _ what: String) throws -> String {
+      let actual: HistoryModel.Outcome
+      do {
+        actual = try real().map { .logged($0) } ?? .unchanged
+      } catch let error as RewindError {
+        actual = .refused
+        if outcome != .refused { Issue.record("\(what): unexpected error \(error)") }
+      }
+      #expect(actual == outcome, "\(what)\(failing ? " (failing)" : "")")
+      return "\(what)\(failing ? " (failing)" : "") → \(actual)"
+    }
+    switch choice {
+    case 0..<22:
+      let action = action(code / 40)
+      return try expect(model.send(action, store: store, failing: failing), { try stores[store].send(action) }, "store \(store) \(action)")
+    case 22..<25:
+      return try expect(model.move(undoing: true, store: store, failing: failing), { try stores[store].undo() }, "store \(store) undo")
+    case 25..<27:
+      return try expect(model.move(undoing: false, store: store, failing: failing), { try stores[store].redo() }, "store \(store) redo")
+    case 27..<30:
+      let seq = target(code / 40)
+      let timeline = Timeline.allCases[(code / 40) % 3]
+      return try expect(
+        model.jump(to: seq, timeline: timeline, store: store, failing: failing),
+        { try stores[store].jump(to: seq, timeline: timeline) }, "store \(store) jump \(seq) \(timeline)")
+    case 30..<32:
+      if failing { try injectFailure(into: store, on: false) }
+      stores[store] = try JournalStore.journal(path: path)
+      model.reopen(store: store)
+      return "store \(store) reopened"
+    case 32, 33:
+      return try expect(model.move(undoing: true, store: nil, failing: false), { try RewindDatabase(path: path).undo() }, "tool undo")
+    case 34:
+      return try expect(model.move(undoing: false, store: nil, failing: false), { try RewindDatabase(path: path).redo() }, "tool redo")
+    case 35, 36:
+      let seq = target(code / 40)
+      return try expect(model.restore(to: seq), { try RewindDatabase(path: path).restore(to: seq) }, "tool restore \(seq)")
+    case 37:
+      _ = try RewindDatabase(path: path).snapshot(label: "s\(model.lastSeq)-\(code)")
+      return "tool snapshot"
+    default:
+      let keep = (code / 40) % 6
+      let report = try RewindDatabase(path: path).compact(keep: keep)
+      let outcome = model.compact(keep: keep)
+      #expect((report.entriesRemoved > 0) == (outcome != .unchanged), "compact keep \(keep)")
+      #expect(report.baseSeq == model.baseSeq, "compact keep \(keep)")
+      return "tool compact --keep \(keep)"
+    }
+  }
+
+  /// Makes every insert into the log on this store's connection fail, as a full disk would.
+  func injectFailure(into store: Int, on: Bool) throws {
+    try stores[store].repository.database.writeWithoutTransaction { db in
+      try db.execute(
+        sql: on
+          ? "CREATE TEMP TRIGGER inject BEFORE INSERT ON action_log BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+          : "DROP TRIGGER IF EXISTS temp.inject")
+    }
+  }
+
+  /// The state as the file holds it, read without writing.
+  func fileState() throws -> JournalState {
+    let schema = JournalState.schema
+    var state = JournalState()
+    try schema.takeDefaults(from: state)
+    try DatabaseQueue(path: path).read { db in try schema.load(db).apply(to: &state) }
+    return state
+  }
+
+  func check(after step: String) throws {
+    let file = try fileState()
+    #expect(file == model.state(model.rows), "\(step): the file differs from the model")
+    for (index, store) in stores.enumerated() {
+      let seen = model.stores[index].seen
+      #expect(store.state == model.state(model.states[seen]!), "\(step): store \(index)'s memory differs from the file at seq \(seen)")
+      #expect(store.lastSeq == seen, "\(step): store \(index) is at seq \(store.lastSeq), the model at \(seen)")
+      if seen == model.lastSeq {
+        #expect(store.state == file, "\(step): store \(index)'s memory differs from the file")
+        #expect(store.state.entries.nextID == model.stores[index].largest + 1, "\(step): store \(index)'s next id")
+      }
+    }
+    // The raw rows: entries and order-list positions, exactly.
+    let raw = try DatabaseQueue(path: path).read { db in
+      (
+        try Row.fetchAll(db, sql: "SELECT id, title, body, pinned FROM entries ORDER BY id").map {
+          "\($0["id"] as Int64) \($0["title"] as String) \($0["body"] as String) \($0["pinned"] as Int64)"
+        },
+        try Row.fetchAll(db, sql: "SELECT list, id, position FROM list_entries ORDER BY list, id").map {
+          "\($0["list"] as String)|\($0["id"] as Int64) \($0["position"] as String)"
+        }
+      )
+    }
+    let modelEntries = model.rows.filter { $0.key.table == "entries" }.sorted { Int64($0.key.key)! < Int64($1.key.key)! }
+      .map { "\($0.key.key) \($0.value["title"]!) \($0.value["body"]!) \($0.value["pinned"]!)" }
+    let modelLists = model.rows.filter { $0.key.table == "list" }.sorted { $0.key.key < $1.key.key }
+      .map { "\($0.key.key) \($0.value["position"]!)" }
+    #expect(raw.0 == modelEntries, "\(step): entries rows")
+    #expect(raw.1.sorted() == modelLists.sorted(), "\(step): list_entries rows")
+    // The undo stacks and the log's length.
+    let real = try DatabaseQueue(path: path).read { db in
+      (try HistoryLog.stacks(db, limit: 1_000), try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0)
+    }
+    #expect(real.0.undo.map(\.id) == model.stacks.undo, "\(step): undo stack")
+    #expect(real.0.redo.map(\.id) == model.stacks.redo, "\(step): redo stack")
+    #expect(real.1 == model.lastSeq, "\(step): last seq")
+    let report = try RewindDatabase(path: path).verify()
+    #expect(report.problems == [], "\(step): verify")
+  }
+}

@@ -1,0 +1,407 @@
+import Foundation
+
+@testable import Rewind
+
+/// A reference model of Rewind's history rules in plain Swift values, no SQLite: the journal
+/// app's rows, the log, the undo steps and their applications, groups, catch-up of other
+/// writers, compaction. The model-based test compares the real file with it after every step.
+///
+/// Rows are column → text maps, keyed by table and key:
+/// - `entries` (key: id): title, body, pinned ("0"/"1");
+/// - `list` (key: "all|3"): position;
+/// - `view` (key: property): value, a canonical text (`sort` holds "nil" for its null row).
+struct HistoryModel {
+  struct Key: Hashable, Comparable {
+    var table: String
+    var key: String
+    static func < (a: Key, b: Key) -> Bool { (a.table, a.key) < (b.table, b.key) }
+  }
+  typealias Row = [String: String]
+  typealias Rows = [Key: Row]
+
+  struct Change {
+    var key: Key
+    var before: Row?
+    var after: Row?
+  }
+
+  struct LogEntry {
+    var seq: Int64
+    var kind: String
+    var changes: [Change]
+    var step: Int64?
+    var group: String?
+  }
+
+  struct Step {
+    var id: Int64
+    var lastSeq: Int64
+    var undone = false
+    var applied: ClosedRange<Int64>?
+  }
+
+  /// One store on the file: the seq its memory is at, and its largest id since it loaded.
+  struct StoreMemory {
+    var seen: Int64
+    var largest: Int64
+  }
+
+  enum Outcome: Equatable {
+    case logged(Int64)
+    case unchanged
+    case refused
+  }
+
+  var rows: Rows = [:]
+  var log: [LogEntry] = []
+  var states: [Int64: Rows] = [:]
+  var steps: [Int64: Step] = [:]
+  var lastSeq: Int64 = 0
+  var baseSeq: Int64 = 0
+  var stores: [StoreMemory] = []
+
+  /// A new file opened by `storeCount` stores: the initialize entry holds the view's defaults.
+  init(storeCount: Int) {
+    states[0] = [:]
+    let initial: Rows = [
+      Key(table: "view", key: "search"): ["value": ""],
+      Key(table: "view", key: "scroll"): ["value": "0.0"],
+      Key(table: "view", key: "sort"): ["value": "title"],
+    ]
+    append(kind: "initialize", changes: diff(from: rows, to: initial), undo: .none)
+    stores = Array(repeating: StoreMemory(seen: lastSeq, largest: 0), count: storeCount)
+  }
+
+  // MARK: - Reading
+
+  func list(_ name: String, in rows: Rows) -> [(position: String, id: Int64)] {
+    rows.compactMap { key, row -> (String, Int64)? in
+      guard key.table == "list", key.key.hasPrefix(name + "|") else { return nil }
+      return (row["position"]!, Int64(key.key.dropFirst(name.count + 1))!)
+    }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+  }
+
+  func exists(_ id: Int64, in rows: Rows) -> Bool { rows[Key(table: "entries", key: "\(id)")] != nil }
+
+  func maxID(in rows: Rows) -> Int64 {
+    rows.keys.filter { $0.table == "entries" }.compactMap { Int64($0.key) }.max() ?? 0
+  }
+
+  /// The rows as the app's state.
+  func state(_ rows: Rows) -> JournalState {
+    var state = JournalState()
+    for (key, row) in rows where key.table == "entries" {
+      let id = Int64(key.key)!
+      state.entries.set(Entry(id: id, title: row["title"]!, body: row["body"]!, pinned: row["pinned"] == "1"), for: id)
+    }
+    state.all = OrderedIDList(list("all", in: rows).map(\.id))
+    state.pinned = OrderedIDList(list("pinned", in: rows).map(\.id))
+    func value(_ property: String) -> String? { rows[Key(table: "view", key: property)]?["value"] }
+    state.view.selection = value("selection").flatMap { Int64($0) }
+    state.view.search = value("search") ?? ""
+    state.view.scroll = value("scroll").flatMap(Double.init) ?? 0
+    state.view.modal = value("modal").map { $0 == "about" ? .about : .edit(id: Int64($0.dropFirst(5))!) }
+    state.view.sort = value("sort").map { $0 == "nil" ? nil : $0 } ?? "title"
+    return state
+  }
+
+  // MARK: - The app's actions, on rows
+
+  /// What `action` does to `rows`, as the journal reducer does it; `largest` is the acting
+  /// store's largest id (for new ids).
+  func reduce(_ action: JournalAction, _ rows: Rows, largest: inout Int64) -> Rows {
+    var rows = rows
+    func entry(_ id: Int64) -> Key { Key(table: "entries", key: "\(id)") }
+    func view(_ property: String) -> Key { Key(table: "view", key: property) }
+    func listKey(_ list: String, _ id: Int64) -> Key { Key(table: "list", key: "\(list)|\(id)") }
+    func newKey(_ list: [(position: String, id: Int64)], at offset: Int) -> String {
+      PositionKey.between(offset > 0 ? list[offset - 1].position : nil, offset < list.count ? list[offset].position : nil)
+    }
+    func append(_ id: Int64, to name: String) {
+      let members = self.list(name, in: rows)
+      guard !members.contains(where: { $0.id == id }) else { return }
+      rows[listKey(name, id)] = ["position": newKey(members, at: members.count)]
+    }
+    switch action {
+    case .add(let title):
+      largest += 1
+      rows[entry(largest)] = ["title": title, "body": "", "pinned": "0"]
+      append(largest, to: "all")
+    case .rename(let id, let title), .syncRename(let id, let title):
+      rows[entry(id)]?["title"] = title
+    case .type(let id, let text):
+      if let body = rows[entry(id)]?["body"] { rows[entry(id)]?["body"] = body + text }
+    case .delete(let id), .syncDelete(let id):
+      guard rows[entry(id)] != nil else { break }
+      rows[entry(id)] = nil
+      rows[listKey("all", id)] = nil
+      rows[listKey("pinned", id)] = nil
+    case .move(let id, let offset):
+      var members = list("all", in: rows)
+      guard let index = members.firstIndex(where: { $0.id == id }) else { break }
+      guard index != min(max(offset, 0), members.count - 1) else { break }
+      members.remove(at: index)
+      rows[listKey("all", id)] = ["position": newKey(members, at: min(max(offset, 0), members.count))]
+    case .pin(let id), .syncPin(let id):
+      guard let row = rows[entry(id)] else { break }
+      if row["pinned"] == "1" {
+        rows[entry(id)]?["pinned"] = "0"
+        rows[listKey("pinned", id)] = nil
+      } else {
+        rows[entry(id)]?["pinned"] = "1"
+        append(id, to: "pinned")
+      }
+    case .select(let id):
+      rows[view("selection")] = id.flatMap { exists($0, in: rows) ? ["value": "\($0)"] : nil }
+    case .search(let text):
+      rows[view("search")] = ["value": text]
+    case .scroll(let offset):
+      rows[view("scroll")] = ["value": "\(offset)"]
+    case .present(let modal):
+      if case .edit(let id)? = modal, !exists(id, in: rows) { break }
+      rows[view("modal")] = modal.map { ["value": $0 == .about ? "about" : "edit:\(Self.id(of: $0))"] }
+    case .setSort(let sort):
+      rows[view("sort")] = ["value": sort ?? "nil"]
+    }
+    return rows
+  }
+
+  static func id(of modal: EntryModal) -> Int64 {
+    if case .edit(let id) = modal { return id }
+    return 0
+  }
+
+  /// The app's repair: a selection or an edit modal of an entry that no longer exists.
+  func repaired(_ rows: Rows) -> Rows {
+    var rows = rows
+    if let id = rows[Key(table: "view", key: "selection")]?["value"].flatMap({ Int64($0) }), !exists(id, in: rows) {
+      rows[Key(table: "view", key: "selection")] = nil
+    }
+    if let modal = rows[Key(table: "view", key: "modal")]?["value"], modal.hasPrefix("edit:"),
+      !exists(Int64(modal.dropFirst(5))!, in: rows)
+    {
+      rows[Key(table: "view", key: "modal")] = nil
+    }
+    return rows
+  }
+
+  // MARK: - History rules
+
+  enum Undo { case none, step(String?), joinLastStep }
+
+  func diff(from old: Rows, to new: Rows, tables: Set<String>? = nil) -> [Change] {
+    Set(old.keys).union(new.keys).sorted().compactMap { key in
+      guard tables?.contains(key.table) ?? true, old[key] != new[key] else { return nil }
+      return Change(key: key, before: old[key], after: new[key])
+    }
+  }
+
+  var nextUndo: Int64? { steps.values.filter { !$0.undone }.map(\.id).max() }
+  var nextRedo: Int64? { steps.values.filter(\.undone).map(\.id).min() }
+
+  /// The group an action with the same key joins, derived from the log as the engine does.
+  var openGroup: (step: Int64, key: String)? {
+    guard let entry = log.last(where: { $0.step != nil || !["action", "repair", "initialize"].contains($0.kind) })
+    else { return nil }
+    guard entry.kind == "action", let step = entry.step, step == nextUndo, let group = entry.group else { return nil }
+    return (step, group)
+  }
+
+  /// Appends an entry (rows written), with the engine's step rules. Returns its seq.
+  @discardableResult
+  mutating func append(kind: String, changes: [Change], undo: Undo, lastStep: Int64? = nil) -> Int64 {
+    let seq = lastSeq + 1
+    var step: Int64?
+    var group: String?
+    switch undo {
+    case .none:
+      break
+    case .joinLastStep:
+      step = lastStep
+      if let lastStep { steps[lastStep]?.lastSeq = seq }
+    case .step(let key):
+      guard changes.contains(where: { $0.key.table != "view" }) else { break }
+      steps = steps.filter { !$0.value.undone }
+      if let key, let open = openGroup, open.key == key {
+        step = open.step
+        steps[open.step]?.lastSeq = seq
+      } else {
+        step = seq
+        steps[seq] = Step(id: seq, lastSeq: seq)
+      }
+      group = key
+    }
+    for change in changes { rows[change.key] = change.after }
+    log.append(LogEntry(seq: seq, kind: kind, changes: changes, step: step, group: step == nil ? nil : group))
+    lastSeq = seq
+    states[seq] = rows
+    return seq
+  }
+
+  func net(_ entries: [LogEntry]) -> [Change] {
+    var order: [Key] = []
+    var merged: [Key: Change] = [:]
+    for change in entries.flatMap(\.changes) {
+      if merged[change.key] == nil {
+        order.append(change.key)
+        merged[change.key] = change
+      } else {
+        merged[change.key]!.after = change.after
+      }
+    }
+    return order.map { merged[$0]! }
+  }
+
+  func latestApplication(of step: Step) -> [Change] {
+    if let applied = step.applied { return net(log.filter { applied.contains($0.seq) }) }
+    let own = net(log.filter { $0.step == step.id })
+    return step.undone ? own.reversed().map { Change(key: $0.key, before: $0.after, after: $0.before) } : own
+  }
+
+  /// The per-column revert (see `HistoryLog.revert`).
+  func revert(_ applied: [Change]) -> [Change] {
+    applied.reversed().compactMap { change in
+      let current = rows[change.key]
+      var target: Row?
+      switch (change.before, change.after) {
+      case (nil, _): target = nil
+      case (let before?, nil): target = current ?? before
+      case (let before?, let after?):
+        guard var row = current else { return nil }
+        for column in Set(before.keys).union(after.keys) where row[column] == after[column] { row[column] = before[column] }
+        target = row
+      }
+      return target == current ? nil : Change(key: change.key, before: current, after: target)
+    }
+  }
+
+  func breaksInvariants(_ changes: [Change]) -> Bool {
+    var after = rows
+    for change in changes { after[change.key] = change.after }
+    for change in changes {
+      if change.key.table == "list", change.after != nil,
+        !exists(Int64(change.key.key.split(separator: "|")[1])!, in: after)
+      {
+        return true
+      }
+      if change.key.table == "entries", change.after == nil, change.before != nil {
+        if after[Key(table: "list", key: "all|\(change.key.key)")] != nil
+          || after[Key(table: "list", key: "pinned|\(change.key.key)")] != nil
+        {
+          return true
+        }
+      }
+    }
+    return false
+  }
+
+  // MARK: - Operations
+
+  /// What a store's write transaction does before its operation: follow the entries it has not
+  /// seen (reading the tables if they were compacted away), then repair. Returns false if the
+  /// repair's append fails (an injected failure): the store then reads the file again.
+  mutating func follow(_ store: Int, failing: Bool) -> Bool {
+    let seen = stores[store].seen
+    guard seen != lastSeq else { return true }
+    if baseSeq > seen {
+      stores[store].largest = maxID(in: rows)
+    } else {
+      for entry in log where entry.seq > seen {
+        for change in entry.changes where change.key.table == "entries" && change.after != nil {
+          stores[store].largest = max(stores[store].largest, Int64(change.key.key)!)
+        }
+      }
+    }
+    stores[store].seen = lastSeq
+    let repairs = diff(from: rows, to: repaired(rows))
+    guard !repairs.isEmpty else { return true }
+    if failing {
+      stores[store].largest = maxID(in: rows)
+      return false
+    }
+    append(kind: "repair", changes: repairs, undo: .joinLastStep, lastStep: nil)
+    stores[store].seen = lastSeq
+    return true
+  }
+
+  mutating func send(_ action: JournalAction, store: Int, failing: Bool) -> Outcome {
+    guard follow(store, failing: failing) else { return .refused }
+    var largest = stores[store].largest
+    let new = reduce(action, rows, largest: &largest)
+    stores[store].largest = largest
+    let changes = diff(from: rows, to: new)
+    guard !changes.isEmpty else { return .unchanged }
+    if failing { return .refused }
+    let seq = append(kind: "action", changes: changes, undo: action.isUndoable ? .step(action.undoGroup) : .none)
+    stores[store].seen = lastSeq
+    return .logged(seq)
+  }
+
+  /// Undo (`undoing`) or redo, by a store (which repairs) or by the tool (which cannot).
+  mutating func move(undoing: Bool, store: Int?, failing: Bool) -> Outcome {
+    if let store { guard follow(store, failing: failing) else { return .refused } }
+    guard let id = undoing ? nextUndo : nextRedo, let step = steps[id] else { return .unchanged }
+    let changes = revert(latestApplication(of: step))
+    if failing || breaksInvariants(changes) { return .refused }
+    let seq = append(kind: undoing ? "undo" : "redo", changes: changes, undo: .none)
+    if let store {
+      bump(store, changes)
+      repairAfter(store: store, lastStep: nil)
+    }
+    steps[id]?.undone = undoing
+    steps[id]?.applied = seq...lastSeq
+    return .logged(seq)
+  }
+
+  mutating func jump(to seq: Int64, timeline: Timeline, store: Int, failing: Bool) -> Outcome {
+    guard follow(store, failing: failing) else { return .refused }
+    let tables: Set<String> = timeline == .all ? ["entries", "list", "view"] : timeline == .document ? ["entries", "list"] : ["view"]
+    let changes = diff(from: rows, to: states[seq]!, tables: tables)
+    guard !changes.isEmpty else { return .unchanged }
+    if failing { return .refused }
+    let entry = append(kind: "jump", changes: changes, undo: .step(nil))
+    bump(store, changes)
+    repairAfter(store: store, lastStep: log.last!.step)
+    return .logged(entry)
+  }
+
+  private mutating func bump(_ store: Int, _ changes: [Change]) {
+    for change in changes where change.key.table == "entries" && change.after != nil {
+      stores[store].largest = max(stores[store].largest, Int64(change.key.key)!)
+    }
+  }
+
+  private mutating func repairAfter(store: Int, lastStep: Int64?) {
+    let repairs = diff(from: rows, to: repaired(rows))
+    if !repairs.isEmpty { append(kind: "repair", changes: repairs, undo: .joinLastStep, lastStep: lastStep) }
+    stores[store].seen = lastSeq
+  }
+
+  /// Opening (or reloading) a store: read the tables, repair.
+  mutating func reopen(store: Int) {
+    stores[store].largest = maxID(in: rows)
+    repairAfter(store: store, lastStep: nil)
+  }
+
+  mutating func restore(to seq: Int64) -> Outcome {
+    let changes = diff(from: rows, to: states[seq]!)
+    guard !changes.isEmpty else { return .unchanged }
+    return .logged(append(kind: "restore", changes: changes, undo: .step(nil)))
+  }
+
+  mutating func compact(keep: Int) -> Outcome {
+    let redoNeeds = steps.values.filter(\.undone).map { $0.applied?.lowerBound ?? $0.id }.min()
+    let base = min(lastSeq - Int64(keep), (redoNeeds ?? .max) - 1)
+    guard base > baseSeq else { return .unchanged }
+    log.removeAll { $0.seq <= base }
+    for index in log.indices where (log[index].step ?? .max) <= base { log[index].step = nil }
+    steps = steps.filter { $0.key > base || $0.value.undone }
+    baseSeq = base
+    return .logged(append(kind: "compact", changes: [], undo: .none))
+  }
+
+  /// The undo stack (next first) and the redo stack (next first), as step ids.
+  var stacks: (undo: [Int64], redo: [Int64]) {
+    (steps.values.filter { !$0.undone }.map(\.id).sorted(by: >), steps.values.filter(\.undone).map(\.id).sorted())
+  }
+}
