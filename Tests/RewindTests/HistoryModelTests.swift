@@ -18,6 +18,17 @@ struct HistoryModelTests {
   static let count = ProcessInfo.processInfo.environment["REWIND_MODEL_COUNT"].flatMap(Int.init) ?? 100
   static let steps = ProcessInfo.processInfo.environment["REWIND_MODEL_STEPS"].flatMap(Int.init) ?? 40
 
+  /// Sessions long runs found, kept as they were: a catch-up repair rolled back with a refused
+  /// undo while memory kept it.
+  @Test(arguments: [[95400, 752920, 32560, 669040, 293640, 13506]])
+  func aSessionFoundBefore(codes: [Int]) throws {
+    var run = try ModelRun()
+    for (index, code) in codes.enumerated() {
+      let description = try run.perform(code)
+      try run.check(after: "step \(index): \(description)")
+    }
+  }
+
   @Test func theFileTheStoresAndTheModelAgreeAfterEveryStep() async {
     await propertyCheck(count: Self.count, input: Gen.int(in: 0...1_000_000).array(of: 1...Self.steps)) { codes in
       var run = try ModelRun()

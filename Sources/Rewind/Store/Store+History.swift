@@ -92,8 +92,8 @@ extension Store {
     _ operation: (Database, inout HistoryLog) throws -> (seq: Int64, changes: [RowChange], step: Int64?)?
   ) throws -> Int64? {
     var touched = false
-    do {
-      let seq = try write { db, history -> Int64? in
+    let seq = try write(
+        { db, history -> Int64? in
         guard let (seq, changes, step) = try operation(db, &history) else { return nil }
         let prepared = try repository.schema.prepare(changes, .forward)
         touched = true
@@ -102,14 +102,10 @@ extension Store {
         // The repair is part of what the next undo or redo of this step reverts.
         if let step, history.lastSeq != seq { try history.recordApplication(of: step, from: seq, db) }
         return seq
-      }
-      didCommit()
-      if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
-      return seq
-    } catch {
-      if touched { resync() }
-      throw error
-    }
+      }, rollingBack: { if touched { resync() } })
+    didCommit()
+    if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
+    return seq
   }
 
   /// Runs the state's repair and logs what it changed as a `repair` entry (in the step of the

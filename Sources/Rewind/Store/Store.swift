@@ -44,9 +44,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   let effects = EffectRunner<Action>()
   /// Scoped stores to refresh after each commit.
   var scopes: [WeakScope] = []
-  /// Set when a failed write could not put memory back to what the file holds: the next write
-  /// reads the whole state from the file before doing anything else.
-  private var mustReload = false
+  /// Whether the next write must read the whole state from the file before anything else: true
+  /// until the store has loaded it once, after ``reload()`` and after a failed write that could
+  /// not put memory back to what the file holds.
+  private var mustReload = true
   // Key paths into a generic class are built at run time on each use: build them once.
   let stateKeyPath = \Store.state
   let historyKeyPath = \Store.lastSeq
@@ -129,7 +130,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     var reduced = false
     let seq: Int64?
     do {
-      seq = try write { db, history -> Int64? in
+      seq = try write(
+        { db, history -> Int64? in
         // Reduce in place: no copy of the state is kept, so no collection is copied on write.
         effect = reducer.reduce(into: &current, action: action)
         reduced = true
@@ -140,9 +142,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
           kind: .action, action: name, payload: payload, changes: changes,
           undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
         return try history.append(entry, db)
-      }
+      }, rollingBack: { if reduced { rollBack(pending) } })
     } catch {
-      if reduced { rollBack(pending) }
       if let error = error as? RewindError { throw error }
       throw RewindError(.commitFailed, "committing \(name) failed; the state is unchanged", underlying: error)
     }
@@ -158,40 +159,44 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// A store follows other writers by itself whenever it writes; call this to show their
   /// changes before then.
   public func reload() throws {
-    try write { db, history in
-      try history.reload(db)
-      try repository.schema.load(db).apply(to: &current)
-      try repair(after: nil, db, &history)
-    }
+    // Opening and reloading are the way a write catches up when entries it has not seen are
+    // gone: read the tables, then repair.
+    mustReload = true
+    try write { _, _ in }
     didCommit()
   }
 
   // MARK: - Writing
 
   /// Runs `body` in one write transaction, after applying to memory what other writers
-  /// committed. If it throws, memory is what the file holds (or, if even that could not be
-  /// read, is read again before the next write).
-  func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
+  /// committed (and repairing what they left dangling). If anything throws, memory is made what
+  /// the file holds: by `rollBack` when only `body` moved it, by reading the file again when
+  /// the catch-up's repair (rolled back with the transaction) did too.
+  func write<T>(
+    _ body: (Database, inout HistoryLog) throws -> T, rollingBack rollBack: () -> Void = {}
+  ) throws -> T {
     var following = false
+    var repaired = false
     do {
       return try repository.write(
         following: { db, sync, history in
           following = true
-          try follow(sync, db, &history)
+          repaired = try follow(sync, db, &history)
           following = false
         }, body)
     } catch {
-      if following { resync() }
+      if following || repaired { resync() } else { rollBack() }
       throw error
     }
   }
 
   /// Brings memory along with the entries other writers committed, and repairs view state
-  /// they left pointing at entities that no longer exist (the `rewind` tool cannot).
-  private func follow(_ sync: HistoryLog.Sync, _ db: Database, _ history: inout HistoryLog) throws {
+  /// they left pointing at entities that no longer exist (the `rewind` tool cannot). Returns
+  /// whether it logged a repair.
+  private func follow(_ sync: HistoryLog.Sync, _ db: Database, _ history: inout HistoryLog) throws -> Bool {
     switch mustReload ? .reload : sync {
     case .current:
-      return
+      return false
     case .missed(let changes):
       // Changes the app cannot decode (another app version's, a damaged entry) are not
       // guessed at: the tables are read instead.
@@ -201,10 +206,13 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
         try repository.schema.load(db).apply(to: &current)
       }
     case .reload:
+      try history.reload(db)
       try repository.schema.load(db).apply(to: &current)
     }
     mustReload = false
+    let seq = history.lastSeq
     try repair(after: nil, db, &history)
+    return history.lastSeq != seq
   }
 
   /// Puts memory back to the file after a failed send: reverts the changes taken for the

@@ -297,52 +297,82 @@ struct HistoryModel {
 
   // MARK: - Operations
 
-  /// What a store's write transaction does before its operation: follow the entries it has not
-  /// seen (reading the tables if they were compacted away), then repair. Returns false if the
-  /// repair's append fails (an injected failure): the store then reads the file again.
-  mutating func follow(_ store: Int, failing: Bool) -> Bool {
+  /// A store's write transaction: it first follows the entries it has not seen (reading the
+  /// tables if they were compacted away) and repairs; then `operation` runs. The repair commits
+  /// only with the operation: if the operation is refused, the transaction rolls back and the
+  /// store reads the file again. An injected failure makes the transaction's first log insert
+  /// fail (the repair's, if there is one).
+  mutating func transaction(
+    store: Int, failing: Bool, reducesFirst: Bool = false, _ operation: (inout HistoryModel) -> Outcome
+  ) -> Outcome {
     let seen = stores[store].seen
-    guard seen != lastSeq else { return true }
-    if baseSeq > seen {
-      stores[store].largest = maxID(in: rows)
-    } else {
-      for entry in log where entry.seq > seen {
-        for change in entry.changes where change.key.table == "entries" && change.after != nil {
-          stores[store].largest = max(stores[store].largest, Int64(change.key.key)!)
+    var repairs: [Change] = []
+    if seen != lastSeq {
+      if baseSeq > seen {
+        stores[store].largest = maxID(in: rows)
+      } else {
+        for entry in log where entry.seq > seen {
+          for change in entry.changes where change.key.table == "entries" && change.after != nil {
+            stores[store].largest = max(stores[store].largest, Int64(change.key.key)!)
+          }
         }
       }
+      stores[store].seen = lastSeq
+      repairs = diff(from: rows, to: repaired(rows))
     }
-    stores[store].seen = lastSeq
-    let repairs = diff(from: rows, to: repaired(rows))
-    guard !repairs.isEmpty else { return true }
-    if failing {
+    if failing, !repairs.isEmpty {
       stores[store].largest = maxID(in: rows)
-      return false
+      return .refused
     }
-    append(kind: "repair", changes: repairs, undo: .joinLastStep, lastStep: nil)
+    let saved = self
+    if !repairs.isEmpty { append(kind: "repair", changes: repairs, undo: .joinLastStep, lastStep: nil) }
     stores[store].seen = lastSeq
-    return true
+    let outcome = failing ? Self.failing(operation, &self, store: store, reducesFirst: reducesFirst) : operation(&self)
+    stores[store].seen = lastSeq
+    guard outcome == .refused else { return outcome }
+    let largest = stores[store].largest
+    self = saved
+    stores[store].largest = repairs.isEmpty ? largest : maxID(in: rows)
+    return .refused
+  }
+
+  /// Runs an operation whose first log insert fails: it is refused if it would log anything.
+  /// A send's reducer has run by then (a new id stays taken); a history operation fails before
+  /// memory moves.
+  private static func failing(
+    _ operation: (inout HistoryModel) -> Outcome, _ model: inout HistoryModel, store: Int, reducesFirst: Bool
+  ) -> Outcome {
+    var trial = model
+    let outcome = operation(&trial)
+    if outcome == .unchanged {
+      model = trial
+      return .unchanged
+    }
+    if reducesFirst { model.stores[store].largest = trial.stores[store].largest }
+    return .refused
   }
 
   mutating func send(_ action: JournalAction, store: Int, failing: Bool) -> Outcome {
-    guard follow(store, failing: failing) else { return .refused }
-    var largest = stores[store].largest
-    let new = reduce(action, rows, largest: &largest)
-    stores[store].largest = largest
-    let changes = diff(from: rows, to: new)
-    guard !changes.isEmpty else { return .unchanged }
-    if failing { return .refused }
-    let seq = append(kind: "action", changes: changes, undo: action.isUndoable ? .step(action.undoGroup) : .none)
-    stores[store].seen = lastSeq
-    return .logged(seq)
+    transaction(store: store, failing: failing, reducesFirst: true) { model in
+      var largest = model.stores[store].largest
+      let new = model.reduce(action, model.rows, largest: &largest)
+      model.stores[store].largest = largest
+      let changes = model.diff(from: model.rows, to: new)
+      guard !changes.isEmpty else { return .unchanged }
+      return .logged(model.append(kind: "action", changes: changes, undo: action.isUndoable ? .step(action.undoGroup) : .none))
+    }
   }
 
   /// Undo (`undoing`) or redo, by a store (which repairs) or by the tool (which cannot).
   mutating func move(undoing: Bool, store: Int?, failing: Bool) -> Outcome {
-    if let store { guard follow(store, failing: failing) else { return .refused } }
+    guard let store else { return moveStep(undoing: undoing, store: nil) }
+    return transaction(store: store, failing: failing) { $0.moveStep(undoing: undoing, store: store) }
+  }
+
+  private mutating func moveStep(undoing: Bool, store: Int?) -> Outcome {
     guard let id = undoing ? nextUndo : nextRedo, let step = steps[id] else { return .unchanged }
     let changes = revert(latestApplication(of: step))
-    if failing || breaksInvariants(changes) { return .refused }
+    if breaksInvariants(changes) { return .refused }
     let seq = append(kind: undoing ? "undo" : "redo", changes: changes, undo: .none)
     if let store {
       bump(store, changes)
@@ -354,15 +384,16 @@ struct HistoryModel {
   }
 
   mutating func jump(to seq: Int64, timeline: Timeline, store: Int, failing: Bool) -> Outcome {
-    guard follow(store, failing: failing) else { return .refused }
-    let tables: Set<String> = timeline == .all ? ["entries", "list", "view"] : timeline == .document ? ["entries", "list"] : ["view"]
-    let changes = diff(from: rows, to: states[seq]!, tables: tables)
-    guard !changes.isEmpty else { return .unchanged }
-    if failing { return .refused }
-    let entry = append(kind: "jump", changes: changes, undo: .step(nil))
-    bump(store, changes)
-    repairAfter(store: store, lastStep: log.last!.step)
-    return .logged(entry)
+    transaction(store: store, failing: failing) { model in
+      let tables: Set<String> =
+        timeline == .all ? ["entries", "list", "view"] : timeline == .document ? ["entries", "list"] : ["view"]
+      let changes = model.diff(from: model.rows, to: model.states[seq]!, tables: tables)
+      guard !changes.isEmpty else { return .unchanged }
+      let entry = model.append(kind: "jump", changes: changes, undo: .step(nil))
+      model.bump(store, changes)
+      model.repairAfter(store: store, lastStep: model.log.last!.step)
+      return .logged(entry)
+    }
   }
 
   private mutating func bump(_ store: Int, _ changes: [Change]) {
