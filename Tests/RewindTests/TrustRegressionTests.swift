@@ -263,6 +263,30 @@ struct TrustRegressionTests {
     #expect(try fileState(path).entries[1]?.title == "A")
   }
 
+  @Test func anImportTheAppCouldNotDecodeIsRefused() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.select(id: 1))
+    try store.send(.present(.about))
+    let tool = try RewindDatabase(path: path)
+    let export = try tool.export()
+    let before = try dump(path)
+    for (from, to) in [(#""selection": 1"#, #""selection": "one""#), (#""search": """#, #""search": 5"#)] {
+      #expect(export.contains(from))
+      #expect {
+        try tool.importState(export.replacingOccurrences(of: from, with: to))
+      } throws: { error in
+        (error as? RewindError)?.code == .invalidImport && "\(error)".contains("the app would not decode it")
+      }
+    }
+    #expect(try dump(path) == before)
+    // A value of the right shape (another enum case, nil for an optional) imports.
+    let other = export.replacingOccurrences(of: #""modal": {"about":{}}"#, with: #""modal": {"edit":{"id":1}}"#)
+    #expect(other != export)
+    #expect(try tool.importState(other) != nil)
+    #expect(try fileState(path).view.modal == .edit(id: 1))
+  }
+
   @Test func inMemoryAndURIPathsAreRefused() throws {
     for bad in [":memory:", "file::memory:", "", "file:journal.sqlite?mode=memory"] {
       #expect(throws: RewindError.self, "\(bad)") { _ = try JournalStore.journal(path: bad) }

@@ -32,7 +32,9 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     public static let commitFailed = Code(rawValue: "commit-failed")
     /// A value stored in the database could not be decoded.
     public static let corruptData = Code(rawValue: "corrupt-data")
-    /// Another process changed the database since the store loaded it.
+    /// The log gained an entry that did not come through the engine in the middle of a write
+    /// (stores catch up with other writers by themselves, so this means the file was edited
+    /// behind the engine's back); nothing was written.
     public static let externalChange = Code(rawValue: "external-change")
     /// A seq that is not in the log.
     public static let unknownSeq = Code(rawValue: "unknown-seq")

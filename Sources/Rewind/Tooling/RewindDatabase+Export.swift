@@ -202,8 +202,16 @@ extension RewindDatabase {
     }
 
     // View state, written as the store writes it, so an unchanged value is an unchanged row.
+    // The tool has no app code to decode it with: each value must have the shape of the value
+    // the file holds at that path now, which the app wrote (nulls are optionals set to nil).
+    let currentView = current.tables["view_state"] ?? [:]
     for (path, value) in document.view {
       guard !path.isEmpty else { throw invalid("the view state has an empty path") }
+      if let stored = currentView[["path": path.databaseValue]]?["value"].flatMap(String.fromDatabaseValue),
+        let storedValue = try? JSONValue.parse(stored), let problem = value.shapeMismatch(with: storedValue)
+      {
+        throw invalid("view state \(path) is \(problem); the app would not decode it")
+      }
       let text = try CompactJSONEncoder.encode(value)
       rows.tables["view_state"]![["path": path.databaseValue]] = ["path": path.databaseValue, "value": text.databaseValue]
     }
@@ -229,6 +237,41 @@ extension RewindDatabase {
 }
 
 extension JSONValue {
+  /// Why this value cannot stand where `stored` (a value the app wrote) does, or `nil`: another
+  /// JSON type, or an object (a struct) lacking a key the stored one has. Null fits anywhere,
+  /// and so does anything where null is stored (optionals); objects with a single key are
+  /// enum cases, which may differ.
+  func shapeMismatch(with stored: JSONValue, at path: String = "") -> String? {
+    func kind(_ value: JSONValue) -> String {
+      switch value {
+      case .null: "null"
+      case .bool: "a boolean"
+      case .integer, .real: "a number"
+      case .string: "text"
+      case .array: "an array"
+      case .object: "an object"
+      }
+    }
+    switch (self, stored) {
+    case (.null, _), (_, .null): return nil
+    case (.object(let new), .object(let old)):
+      if old.count == 1 || new.count == 1 { return nil }
+      for (key, oldValue) in old.sorted(by: { $0.key < $1.key }) {
+        guard let newValue = new[key] else {
+          if case .null = oldValue { continue }
+          return "missing \(path.isEmpty ? "" : path + ".")\(key)"
+        }
+        if let problem = newValue.shapeMismatch(with: oldValue, at: path.isEmpty ? key : path + "." + key) {
+          return problem
+        }
+      }
+      return nil
+    default:
+      let (new, old) = (kind(self), kind(stored))
+      return new == old ? nil : "\(new)\(path.isEmpty ? "" : " at " + path) where the app wrote \(old)"
+    }
+  }
+
   /// Whether the value is a number, string, boolean or null.
   var isScalar: Bool {
     switch self {
