@@ -44,13 +44,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
         stored[property] = try row.checked("value", in: "view_state", as: String.self)
       }
     }
-    let value = try decode(stored)
-    let keyPath = keyPath
-    return { [self] root in
-      current = value
-      currentRows = stored
-      root[keyPath: keyPath] = value
-    }
+    return try update(to: stored)
   }
 
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
@@ -94,6 +88,11 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
         rows[property] = nil
       }
     }
+    return try update(to: rows)
+  }
+
+  /// Decodes the value `rows` describe; the update sets it and the rows it is compared with.
+  private func update(to rows: [String: String]) throws -> (inout Root) -> Void {
     let value = try decode(rows)
     let keyPath = keyPath
     return { [self] root in
