@@ -93,7 +93,7 @@ extension Store {
   ) throws -> Int64? {
     var touched = false
     let seq = try write(
-        { db, history -> Int64? in
+      { db, history -> Int64? in
         guard let (seq, changes, step) = try operation(db, &history) else { return nil }
         let prepared = try repository.schema.prepare(changes, .forward)
         touched = true
@@ -102,7 +102,8 @@ extension Store {
         // The repair is part of what the next undo or redo of this step reverts.
         if let step, history.lastSeq != seq { try history.recordApplication(of: step, from: seq, db) }
         return seq
-      }, rollingBack: { if touched { resync() } })
+      },
+      rollingBack: { if touched { resync() } })
     didCommit()
     if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
     return seq

@@ -132,20 +132,21 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     do {
       seq = try write(
         { db, history -> Int64? in
-        // Reduce in place: no copy of the state is kept, so no collection is copied on write.
-        effect = reducer.reduce(into: &current, action: action)
-        reduced = true
-        let changes = try repository.schema.takeChanges(from: &current)
-        pending = changes
-        guard !changes.isEmpty else { return nil }
-        let entry = LogEntry(
-          kind: .action, action: name, payload: payload, changes: changes,
-          undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
-        return try history.append(entry, db)
-      }, rollingBack: { if reduced { rollBack(pending) } })
+          // Reduce in place: no copy of the state is kept, so no collection is copied on write.
+          effect = reducer.reduce(into: &current, action: action)
+          reduced = true
+          let changes = try repository.schema.takeChanges(from: &current)
+          pending = changes
+          guard !changes.isEmpty else { return nil }
+          let entry = LogEntry(
+            kind: .action, action: name, payload: payload, changes: changes,
+            undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
+          return try history.append(entry, db)
+        },
+        rollingBack: { if reduced { rollBack(pending) } })
     } catch {
       if let error = error as? RewindError { throw error }
-      throw RewindError(.commitFailed, "committing \(name) failed; the state is unchanged", underlying: error)
+      throw RewindError(.commitFailed, "committing \(name) failed; the state is as the file holds it", underlying: error)
     }
     didCommit()
     if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
