@@ -106,6 +106,19 @@ struct ScopedObservationTests {
     #expect(try notifies({ _ = row.state }, when: { try store.undo() }))
     #expect(row.state?.title == "Milk")
   }
+
+  @Test func aScopedStoreOutlivingItsStoreKeepsItsLastStateAndRefusesToSend() throws {
+    var store: TasksStore? = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
+    try store?.send(.add(title: "Milk"))
+    let list = try #require(store?.scope(state: \.list, action: .list))
+    store = nil
+    #expect(list.state.searchText == "")
+    #expect {
+      try list.send(.search("oat"))
+    } throws: { error in
+      (error as? RewindError)?.code == .storeReleased
+    }
+  }
 }
 
 // MARK: - Effects
