@@ -287,6 +287,22 @@ struct TrustRegressionTests {
     #expect(try fileState(path).view.modal == .edit(id: 1))
   }
 
+  /// Found while modelling imports: keeping the position keys of members that stayed at their
+  /// index, and giving the others new keys from the start, mixed the two orders.
+  @Test(arguments: [[3, 2, 1], [2, 1, 3], [1, 3, 2], [3, 1, 2], [2, 3, 1]])
+  func anImportedOrderIsTheOrderImported(order: [Int64]) throws {
+    let store = try JournalStore.journal(path: path)
+    for title in ["a", "b", "c"] { try store.send(.add(title: title)) }
+    let tool = try RewindDatabase(path: path)
+    let export = try tool.export()
+    #expect(export.contains(#""all": [1,2,3]"#))
+    let reordered = export.replacingOccurrences(
+      of: #""all": [1,2,3]"#, with: #""all": [\#(order.map(String.init).joined(separator: ","))]"#)
+    try tool.importState(reordered)
+    #expect(try fileState(path).all.ids == order)
+    #expect(try tool.export() == reordered)
+  }
+
   @Test func inMemoryAndURIPathsAreRefused() throws {
     for bad in [":memory:", "file::memory:", "", "file:journal.sqlite?mode=memory"] {
       #expect(throws: RewindError.self, "\(bad)") { _ = try JournalStore.journal(path: bad) }

@@ -189,14 +189,18 @@ extension RewindDatabase {
       let existing = currentEntries.filter { $0["list"] == list.databaseValue }.sorted {
         DatabaseValue.sqliteOrder($0["position"] ?? .null, $1["position"] ?? .null)
       }
+      // Keys are kept only when the whole order is: keeping some and giving the others new keys
+      // would interleave two numberings.
+      let unchanged = existing.count == ids.count && zip(existing, ids).allSatisfy { $0["id"] == $1 }
       var position: String?
       for (index, id) in ids.enumerated() {
         let key: StateRows.Row = ["list": list.databaseValue, "id": id]
-        if existing.count == ids.count, existing[index]["id"] == id {
-          rows.tables["list_entries"]![key] = existing[index]
+        if unchanged {
+          rows.tables["list_entries", default: [:]][key] = existing[index]
         } else {
-          position = PositionKey.between(position, nil)
-          rows.tables["list_entries"]![key] = key.merging(["position": position!.databaseValue]) { $1 }
+          let next = PositionKey.between(position, nil)
+          position = next
+          rows.tables["list_entries", default: [:]][key] = key.merging(["position": next.databaseValue]) { $1 }
         }
       }
     }
