@@ -6,7 +6,8 @@ import Testing
 @testable import Rewind
 
 /// The model-based test of issue 10: random interleavings of every operation on one file (two
-/// stores, the `rewind` tool's writes, reopening, injected commit failures) compared with
+/// stores, the `rewind` tool's writes (undo, redo, restore, import, snapshot, compact),
+/// reopening, injected commit failures) compared with
 /// ``HistoryModel`` after each step: the acting store's memory equals the file, every store's
 /// memory equals the file at the seq it has seen, the file equals the model (state, raw rows,
 /// undo stacks), and `verify` is clean.
@@ -90,7 +91,7 @@ struct ModelRun {
   mutating func perform(_ code: Int) throws -> String {
     let store = (code / 7) % 2
     let failing = code % 97 < 6  // about one operation in sixteen fails at its commit
-    let choice = (code / 3) % 40
+    let choice = (code / 3) % 42
     if failing { try injectFailure(into: store, on: true) }
     defer { if failing { try? injectFailure(into: store, on: false) } }
     func expect(_ outcome: HistoryModel.Outcome, _ real: () throws -> Int64?, _ what: String) throws -> String {
@@ -133,6 +134,14 @@ struct ModelRun {
     case 37:
       _ = try RewindDatabase(path: path).snapshot(label: "s\(model.lastSeq)-\(code)")
       return "tool snapshot"
+    case 38, 39:
+      let seq = target(code / 40)
+      return try expect(
+        model.importState(at: seq),
+        {
+          let tool = try RewindDatabase(path: path)
+          return try tool.importState(try tool.export(at: seq))
+        }, "tool import of the export at \(seq)")
     default:
       let keep = (code / 40) % 6
       let report = try RewindDatabase(path: path).compact(keep: keep)

@@ -420,6 +420,28 @@ struct HistoryModel {
     return .logged(append(kind: "restore", changes: changes, undo: .step(nil)))
   }
 
+  /// The tool's import of its own export at `seq`: the state of `seq`, with each list's
+  /// position keys kept if its order is unchanged and numbered afresh otherwise.
+  mutating func importState(at seq: Int64) -> Outcome {
+    var target = states[seq]!.filter { $0.key.table != "list" }
+    for name in ["all", "pinned"] {
+      let current = list(name, in: rows)
+      let wanted = list(name, in: states[seq]!).map(\.id)
+      if current.map(\.id) == wanted {
+        for member in current { target[Key(table: "list", key: "\(name)|\(member.id)")] = ["position": member.position] }
+      } else {
+        var position: String?
+        for id in wanted {
+          position = PositionKey.between(position, nil)
+          target[Key(table: "list", key: "\(name)|\(id)")] = ["position": position!]
+        }
+      }
+    }
+    let changes = diff(from: rows, to: target)
+    guard !changes.isEmpty else { return .unchanged }
+    return .logged(append(kind: "import", changes: changes, undo: .step(nil)))
+  }
+
   mutating func compact(keep: Int) -> Outcome {
     let redoNeeds = steps.values.filter(\.undone).map { $0.applied?.lowerBound ?? $0.id }.min()
     let base = min(lastSeq - Int64(keep), (redoNeeds ?? .max) - 1)
