@@ -89,27 +89,56 @@ struct Verify: ParsableCommand {
 }
 
 /// Writes `text` to `path` readable by its owner only, as the database is: an export holds the
-/// same data. Replaces the file atomically (a temporary file renamed over it).
+/// same data. A regular file (or a new one) is replaced atomically: a temporary file renamed
+/// over it, through symbolic links. Anything else (a device, a pipe) is written into, so that
+/// its errors (a full device) are reported and it is not replaced by a file.
 func writeOwnerOnly(_ text: String, to path: String) throws {
-  let temporary = path + ".rewind-tmp-\(getpid())"
+  let target = try followingLinks(path)
+  var info = stat()
+  if stat(target, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+    let fd = open(target, O_WRONLY | O_TRUNC)
+    guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    try write(text, to: fd, path: path)
+    return
+  }
+  let temporary = target + ".rewind-tmp-\(getpid())"
   let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
   guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
-  let bytes = Array(text.utf8)
-  var written = 0
-  while written < bytes.count {
-    let result = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    if result <= 0 {
-      let reason = String(cString: strerror(errno))
-      close(fd)
-      unlink(temporary)
-      throw CLIError("cannot write \(path): \(reason)")
-    }
-    written += result
+  do {
+    try write(text, to: fd, path: path)
+  } catch {
+    close(fd)
+    unlink(temporary)
+    throw error
   }
   close(fd)
-  guard rename(temporary, path) == 0 else {
+  guard rename(temporary, target) == 0 else {
     let reason = String(cString: strerror(errno))
     unlink(temporary)
     throw CLIError("cannot write \(path): \(reason)")
+  }
+}
+
+/// The path a chain of symbolic links at `path` ends at (which may not exist yet).
+private func followingLinks(_ path: String) throws -> String {
+  var current = path
+  for _ in 0..<40 {
+    guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+    current = destination.hasPrefix("/")
+      ? destination
+      : URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent(destination).path
+  }
+  throw CLIError("cannot write \(path): too many levels of symbolic links")
+}
+
+/// Writes all of `text` to `fd`.
+private func write(_ text: String, to fd: Int32, path: String) throws {
+  let bytes = Array(text.utf8)
+  var written = 0
+  while written < bytes.count {
+    let result = bytes[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+    guard result > 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    written += result
   }
 }

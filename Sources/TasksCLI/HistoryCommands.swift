@@ -42,7 +42,7 @@ struct Jump: WritingCommand {
   @MainActor func run(on store: TasksStore) throws -> String {
     let timeline: Timeline = document ? .document : view ? .view : .all
     guard let entry = try store.jump(to: seq, timeline: timeline) else {
-      return "\(store.lastSeq) jump: already at the state of seq \(seq) (nothing logged)"
+      return "- jump: already at the state of seq \(seq), nothing logged"
     }
     return "\(entry) jump"
   }

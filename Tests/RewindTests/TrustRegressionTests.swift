@@ -303,6 +303,56 @@ struct TrustRegressionTests {
     #expect(try tool.export() == reordered)
   }
 
+  // Found by review.
+
+  @Test func theRepairAfterAToolUndoIsPartOfThatUndo() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.select(id: 1))
+    let before = store.state
+    _ = try RewindDatabase(path: path).undo()
+    try store.reload()  // the app repairs the selection the tool's undo left dangling
+    #expect(store.state.view.selection == nil)
+    _ = try RewindDatabase(path: path).redo()
+    try store.reload()
+    #expect(store.state == before)
+    #expect(try verify() == [])
+  }
+
+  @Test func theLargestIdDoesNotOverflow() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.add(title: "B"))
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "UPDATE entries SET id = 9223372036854775807 WHERE id = 2")
+      try db.execute(sql: "UPDATE list_entries SET id = 9223372036854775807 WHERE id = 2")
+    }
+    let reopened = try JournalStore.journal(path: path)
+    try reopened.send(.add(title: "C"))
+    #expect(reopened.state.entries[2]?.title == "C")
+  }
+
+  @Test func aStepOfTheWrongTypeIsAnErrorNotASilentUndo() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "UPDATE action_log SET step = 'x' WHERE step IS NOT NULL")
+    }
+    let before = try dump(path)
+    #expect {
+      try store.undo()
+    } throws: { error in
+      (error as? RewindError)?.code == .corruptData && "\(error)".contains("action_log.step")
+    }
+    #expect(try dump(path) == before)
+    // The tool reports the same damage, naming it, rather than reading past it.
+    #expect {
+      try RewindDatabase(path: path).verify()
+    } throws: { error in
+      "\(error)".contains("action_log.step")
+    }
+  }
+
   @Test func inMemoryAndURIPathsAreRefused() throws {
     for bad in [":memory:", "file::memory:", "", "file:journal.sqlite?mode=memory"] {
       #expect(throws: RewindError.self, "\(bad)") { _ = try JournalStore.journal(path: bad) }

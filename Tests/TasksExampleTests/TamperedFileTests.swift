@@ -78,6 +78,13 @@ struct TamperedFileTests {
     "UPDATE view_state SET value = '\"x\"' WHERE path = 'selection'",
     "UPDATE view_state SET path = 7 WHERE path = 'selection'",
     "UPDATE tasks SET done = 'maybe'",
+    // Found by review: values at the ends of Int64 overflowed seq, id and compaction arithmetic.
+    "UPDATE rewind_meta SET value = 9223372036854775807 WHERE key = 'base_seq'",
+    "UPDATE rewind_meta SET value = -5 WHERE key = 'base_seq'",
+    "INSERT INTO action_log (seq, action, payload, changes) VALUES (9223372036854775807, 'x', '{}', '[]')",
+    "UPDATE undo_steps SET applied_from = -9223372036854775808",
+    "UPDATE snapshots SET seq = -9223372036854775808",
+    "UPDATE tasks SET id = 9223372036854775807 WHERE id = 2",
   ])
   func aTamperedValueIsAnErrorNotACrash(sql: String) throws {
     try expectNoCrash(after: sql)
@@ -138,6 +145,21 @@ struct TamperedFileTests {
     #expect(try runner.run("rewind", ["export", path, "-o", "state.json"]).status == 0)
     let mode = try FileManager.default.attributesOfItem(atPath: directory.path("state.json"))[.posixPermissions] as? Int
     #expect(mode == 0o600)
+  }
+
+  @Test func anExportIntoADeviceOrThroughALinkWritesIntoIt() throws {
+    try makeDatabase()
+    if FileManager.default.isWritableFile(atPath: "/dev/full") {
+      let full = try runner.run("rewind", ["export", path, "-o", "/dev/full"])
+      #expect(full.status != 0 && full.stderr.contains("/dev/full"), "\(full.stderr)")
+      let kind = try FileManager.default.attributesOfItem(atPath: "/dev/full")[.type] as? FileAttributeType
+      #expect(kind == .typeCharacterSpecial)
+    }
+    try FileManager.default.createSymbolicLink(atPath: directory.path("link.json"), withDestinationPath: "state.json")
+    #expect(try runner.run("rewind", ["export", path, "-o", "link.json"]).status == 0)
+    let link = try FileManager.default.destinationOfSymbolicLink(atPath: directory.path("link.json"))
+    #expect(link == "state.json")
+    #expect(FileManager.default.contents(atPath: directory.path("state.json"))?.isEmpty == false)
   }
 
   @Test func twoProcessesCreatingOneFileAtOnceBothSucceed() throws {

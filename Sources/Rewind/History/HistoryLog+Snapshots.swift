@@ -52,8 +52,11 @@ extension HistoryLog {
       arguments: [seq, seq, baseSeq])
     for row in rows {
       let snapshotSeq = try row.checked("seq", in: "snapshots", as: Int64.self)
-      if abs(snapshotSeq - seq) < best.1 {
-        best = (.snapshot(id: try row.checked("id", in: "snapshots"), seq: snapshotSeq), abs(snapshotSeq - seq))
+      // Saturating: a tampered seq far from `seq` must not overflow, only lose.
+      let difference = snapshotSeq.subtractingReportingOverflow(seq)
+      let distance = difference.overflow ? Int64.max : Int64(clamping: difference.partialValue.magnitude)
+      if distance < best.1 {
+        best = (.snapshot(id: try row.checked("id", in: "snapshots"), seq: snapshotSeq), distance)
       }
     }
     return best

@@ -44,6 +44,7 @@ struct HistoryLog {
     try tables.reload(db)
     baseSeq = try db.checkedInteger(
       "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
+    guard baseSeq >= 0 else { throw RewindError(.corruptData, "rewind_meta.value of base_seq holds \(baseSeq), not a seq") }
     // Compaction can leave no entry after the base: seqs go on from the base, never back.
     lastSeq = max(try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0, baseSeq)
     // Undone steps are the ones with the largest ids: walk down from the top while undone.
@@ -77,7 +78,9 @@ struct HistoryLog {
         openGroup = (step, key)
       }
     }
-    lastSnapshotSeq = try db.checkedInteger("SELECT max(seq) FROM snapshots", what: "snapshots.seq") ?? baseSeq
+    // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
+    // next automatic one.
+    lastSnapshotSeq = max(try db.checkedInteger("SELECT max(seq) FROM snapshots", what: "snapshots.seq") ?? baseSeq, baseSeq)
   }
 
   private static func dataVersion(_ db: Database) throws -> Int64 {
@@ -136,7 +139,10 @@ struct HistoryLog {
     // The entry takes the next seq explicitly. Callers sync first, so the seq is free; if a
     // connection that bypassed the engine took it, the insert fails on its primary key and the
     // transaction rolls back rather than overwrite anything.
-    let seq = lastSeq + 1
+    let (seq, overflow) = lastSeq.addingReportingOverflow(1)
+    guard !overflow else {
+      throw RewindError(.corruptData, "action_log is at seq \(lastSeq), the largest there can be: no entry can follow it")
+    }
     do {
       return try append(entry, seq: seq, db)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
@@ -182,6 +188,8 @@ struct HistoryLog {
     }
     lastStep = step
 
+    if entry.kind == .repair { try extendApplication(endingAt: seq - 1, to: seq, db) }
+
     try db.cachedStatement(
       sql: """
         INSERT INTO action_log (seq, kind, action, payload, changes, step, group_key)
@@ -197,11 +205,10 @@ struct HistoryLog {
 
   // MARK: - Undo and redo
 
-  /// What an undo or redo did: its entry, its changes, and the step it moved.
+  /// What an undo or redo did: its entry and its changes.
   struct StepMove {
     var seq: Int64
     var changes: [RowChange]
-    var step: Int64
   }
 
   /// Reverts the step on top of the undo stack, or returns `nil` when there is nothing to undo.
@@ -216,8 +223,8 @@ struct HistoryLog {
 
   /// Undo (`.backward`) or redo (`.forward`): reverts the step's latest application column by
   /// column (see ``revert(_:_:)``), refuses if that breaks an invariant, and moves the step to
-  /// the other stack. The caller may append a repair, then calls
-  /// ``recordApplication(of:from:_:)`` so that the next move reverts exactly this one.
+  /// the other stack. Its entry (and a repair appended right after it) is recorded as the step's
+  /// latest application, so that the next move reverts exactly this one.
   private mutating func move(_ direction: ChangeDirection, _ db: Database) throws -> StepMove? {
     let undoing = direction == .backward
     guard let step = undoing ? nextUndo : nextRedo else { return nil }
@@ -237,14 +244,19 @@ struct HistoryLog {
       nextUndo = step
       nextRedo = try db.checkedInteger("SELECT min(id) FROM undo_steps WHERE id > ?", arguments: [step], what: "undo_steps.id")
     }
-    return StepMove(seq: seq, changes: changes, step: step)
+    return StepMove(seq: seq, changes: changes)
   }
 
-  /// Records that entries `from` through the last one are the step's latest application (the
-  /// undo or redo entry and the repair after it).
-  func recordApplication(of step: Int64, from seq: Int64, _ db: Database) throws {
-    try db.cachedStatement(sql: "UPDATE undo_steps SET applied_from = ?, applied_to = ? WHERE id = ?")
-      .execute(arguments: [seq, lastSeq, step])
+  /// A repair right after an undo or redo (the store's own, or the tool's followed by the app's
+  /// repair when it next writes or opens) is part of that move: the next move of the step
+  /// reverts it too, so undo then redo brings back what the repair cleared.
+  private func extendApplication(endingAt previous: Int64, to seq: Int64, _ db: Database) throws {
+    guard let step = try db.checkedInteger(
+      "SELECT json_extract(payload, '$.step') FROM action_log WHERE seq = ? AND kind IN ('undo', 'redo')",
+      arguments: [previous], what: "the step named by the payload of action_log seq \(previous)")
+    else { return }
+    try db.cachedStatement(sql: "UPDATE undo_steps SET applied_to = ? WHERE id = ? AND applied_to = ?")
+      .execute(arguments: [seq, step, previous])
   }
 
   /// The row changes of the step's latest application, merged per row: its own entries, or the
@@ -267,9 +279,14 @@ struct HistoryLog {
     }
     let last = try row.checked("last_seq", in: "undo_steps", as: Int64.self)
     let rows = try Row.fetchCursor(
-      db.cachedStatement(sql: "SELECT seq, changes FROM action_log WHERE seq BETWEEN ? AND ? AND step = ? ORDER BY seq"),
-      arguments: [step, last, step])
-    while let row = try rows.next() { for change in try decodeChanges(row) { net.add(change) } }
+      db.cachedStatement(sql: "SELECT seq, changes, step FROM action_log WHERE seq BETWEEN ? AND ? ORDER BY seq"),
+      arguments: [step, last])
+    while let row = try rows.next() {
+      // Entries in the range that are not the step's (a non-undoable action between two
+      // grouped ones) are skipped; a step that is not an integer is damage, not "another step".
+      guard try row.checked("step", in: "action_log", as: Int64?.self) == step else { continue }
+      for change in try decodeChanges(row) { net.add(change) }
+    }
     // A step undone by an earlier release has no recorded application: its undo reverted its
     // own entries, so redo reapplies them.
     return undone ? net.changes.reversed().map(\.inverted) : net.changes

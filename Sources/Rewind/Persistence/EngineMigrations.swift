@@ -45,7 +45,9 @@ enum EngineMigrations {
       do {
         try db.execute(sql: file.sql)
       } catch {
-        throw RewindError(.schemaMismatch, "engine migration \(file.identifier) failed on \(path)", underlying: error)
+        // One line: GRDB's description of the error would quote the whole migration script.
+        let reason = (error as? DatabaseError)?.message ?? "\(error)"
+        throw RewindError(.schemaMismatch, "engine migration \(file.identifier) failed on \(path): \(reason)")
       }
       try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [file.identifier])
     }

@@ -100,11 +100,20 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   }
 }
 
-extension EntityTable where Entity.ID: BinaryInteger {
+extension EntityTable where Entity.ID: FixedWidthInteger {
   /// One past the largest id stored since the table was created or loaded: within one run, a
   /// deleted entity's id is not given out again; after reopening, ids continue from the largest
   /// one present.
-  public var nextID: Entity.ID { (largestID ?? 0) + 1 }
+  ///
+  /// Once the largest possible id is taken (a file can hold it), the smallest free positive id
+  /// is given instead. - Complexity: O(1); O(n) in that case.
+  public var nextID: Entity.ID {
+    let (next, overflow) = (largestID ?? 0).addingReportingOverflow(1)
+    guard overflow else { return next }
+    var candidate: Entity.ID = 1
+    while storage[candidate] != nil, candidate < .max { candidate += 1 }
+    return candidate
+  }
 }
 
 extension EntityTable: Equatable {

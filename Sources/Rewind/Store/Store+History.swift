@@ -33,7 +33,7 @@ extension Store {
   @discardableResult
   public func undo() throws -> Int64? {
     try runHistoryOperation { db, history in
-      try history.undo(db).map { ($0.seq, $0.changes, $0.step) }
+      try history.undo(db).map { ($0.seq, $0.changes) }
     }
   }
 
@@ -47,7 +47,7 @@ extension Store {
   @discardableResult
   public func redo() throws -> Int64? {
     try runHistoryOperation { db, history in
-      try history.redo(db).map { ($0.seq, $0.changes, $0.step) }
+      try history.redo(db).map { ($0.seq, $0.changes) }
     }
   }
 
@@ -72,7 +72,7 @@ extension Store {
       let entry = LogEntry(
         kind: .jump, action: "jump", payload: #"{"timeline":"\#(timeline.rawValue)","to":\#(seq)}"#,
         changes: changes, undo: .step(group: nil))
-      return (try history.append(entry, db), changes, nil)
+      return (try history.append(entry, db), changes)
     }
   }
 
@@ -89,18 +89,17 @@ extension Store {
   /// decode fails the operation with memory and file untouched; a failure after that (the
   /// repair, the commit) reads the state back from the file.
   private func runHistoryOperation(
-    _ operation: (Database, inout HistoryLog) throws -> (seq: Int64, changes: [RowChange], step: Int64?)?
+    _ operation: (Database, inout HistoryLog) throws -> (seq: Int64, changes: [RowChange])?
   ) throws -> Int64? {
     var touched = false
     let seq = try write(
       { db, history -> Int64? in
-        guard let (seq, changes, step) = try operation(db, &history) else { return nil }
+        guard let (seq, changes) = try operation(db, &history) else { return nil }
         let prepared = try repository.schema.prepare(changes, .forward)
         touched = true
         prepared.apply(to: &current)
+        // The repair joins a jump's step, and an undo's or redo's application.
         try repair(after: seq, db, &history)
-        // The repair is part of what the next undo or redo of this step reverts.
-        if let step, history.lastSeq != seq { try history.recordApplication(of: step, from: seq, db) }
         return seq
       },
       rollingBack: { if touched { resync() } })

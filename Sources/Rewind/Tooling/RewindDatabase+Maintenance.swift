@@ -72,7 +72,7 @@ extension RewindDatabase {
       var nextSnapshot = 0
       let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log") ?? 0
       var problemsBefore = report.problems.count
-      let entries = try Row.fetchCursor(db, sql: "SELECT seq, action, kind, changes FROM action_log ORDER BY seq")
+      let entries = try Row.fetchCursor(db, sql: "SELECT seq, action, kind, changes, step FROM action_log ORDER BY seq")
       var previousSeq = history.baseSeq
       while let entry = try entries.next() {
         let seq: Int64
@@ -80,6 +80,7 @@ extension RewindDatabase {
         do {
           seq = try entry.checked("seq", in: "action_log")
           action = try entry.checked("action", in: "action_log")
+          _ = try entry.checked("step", in: "action_log", as: Int64?.self)
           let kind = try entry.checked("kind", in: "action_log", as: String.self)
           if LogEntry.Kind(rawValue: kind) == nil {
             report.problems.append("seq \(seq) (\(action)): kind \(kind) is not a kind of log entry")
@@ -188,7 +189,9 @@ extension RewindDatabase {
       // those entries must stay.
       let redoNeeds = try db.checkedInteger(
         "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1", what: "undo_steps.applied_from")
-      let base = min(history.lastSeq - Int64(keep), (redoNeeds ?? .max) - 1)
+      let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
+      let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
+      let base = min(requested.overflow ? .min : requested.partialValue, beforeRedo.overflow ? .min : beforeRedo.partialValue)
       guard base > history.baseSeq else { return nil }
       let rows = try history.rows(at: base, db)
       progress(1, 3)

@@ -31,6 +31,8 @@ struct HistoryModel {
     var changes: [Change]
     var step: Int64?
     var group: String?
+    /// For an undo or redo: the step it moved.
+    var moved: Int64?
   }
 
   struct Step {
@@ -209,8 +211,14 @@ struct HistoryModel {
 
   /// Appends an entry (rows written), with the engine's step rules. Returns its seq.
   @discardableResult
-  mutating func append(kind: String, changes: [Change], undo: Undo, lastStep: Int64? = nil) -> Int64 {
+  mutating func append(kind: String, changes: [Change], undo: Undo, lastStep: Int64? = nil, moved: Int64? = nil) -> Int64 {
     let seq = lastSeq + 1
+    // A repair right after an undo or redo belongs to that move's application.
+    if kind == "repair", let previous = log.last, previous.seq == lastSeq, let step = previous.moved,
+      let applied = steps[step]?.applied, applied.upperBound == previous.seq
+    {
+      steps[step]?.applied = applied.lowerBound...seq
+    }
     var step: Int64?
     var group: String?
     switch undo {
@@ -232,7 +240,7 @@ struct HistoryModel {
       group = key
     }
     for change in changes { rows[change.key] = change.after }
-    log.append(LogEntry(seq: seq, kind: kind, changes: changes, step: step, group: step == nil ? nil : group))
+    log.append(LogEntry(seq: seq, kind: kind, changes: changes, step: step, group: step == nil ? nil : group, moved: moved))
     lastSeq = seq
     states[seq] = rows
     return seq
@@ -373,13 +381,13 @@ struct HistoryModel {
     guard let id = undoing ? nextUndo : nextRedo, let step = steps[id] else { return .unchanged }
     let changes = revert(latestApplication(of: step))
     if breaksInvariants(changes) { return .refused }
-    let seq = append(kind: undoing ? "undo" : "redo", changes: changes, undo: .none)
+    let seq = append(kind: undoing ? "undo" : "redo", changes: changes, undo: .none, moved: id)
+    steps[id]?.undone = undoing
+    steps[id]?.applied = seq...seq
     if let store {
       bump(store, changes)
       repairAfter(store: store, lastStep: nil)
     }
-    steps[id]?.undone = undoing
-    steps[id]?.applied = seq...lastSeq
     return .logged(seq)
   }
 
