@@ -112,7 +112,7 @@ extension HistoryLog {
   /// another connection wrote since. Returns that seq.
   @discardableResult
   mutating func takeSnapshot(kind: String, label: String?, _ db: Database) throws -> Int64 {
-    let seq = max(try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0, baseSeq)
+    let seq = try fileLastSeq(db)
     try insertSnapshot(try StateRows(db, catalog: tables), seq: seq, kind: kind, label: label, db)
     return seq
   }

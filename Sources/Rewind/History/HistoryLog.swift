@@ -45,8 +45,7 @@ struct HistoryLog {
     baseSeq = try db.checkedInteger(
       "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
     guard baseSeq >= 0 else { throw RewindError(.corruptData, "rewind_meta.value of base_seq holds \(baseSeq), not a seq") }
-    // Compaction can leave no entry after the base: seqs go on from the base, never back.
-    lastSeq = max(try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0, baseSeq)
+    lastSeq = try fileLastSeq(db)
     // Undone steps are the ones with the largest ids: walk down from the top while undone.
     nextUndo = nil
     nextRedo = nil
@@ -81,6 +80,12 @@ struct HistoryLog {
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
     // next automatic one.
     lastSnapshotSeq = max(try db.checkedInteger("SELECT max(seq) FROM snapshots", what: "snapshots.seq") ?? baseSeq, baseSeq)
+  }
+
+  /// The seq of the file's last entry, as it is inside the caller's transaction. Compaction can
+  /// leave no entry after the base: seqs go on from the base, never back.
+  func fileLastSeq(_ db: Database) throws -> Int64 {
+    max(try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0, baseSeq)
   }
 
   private static func dataVersion(_ db: Database) throws -> Int64 {
@@ -146,7 +151,7 @@ struct HistoryLog {
     do {
       return try append(entry, seq: seq, db)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
-      let actual = try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0
+      let actual = try fileLastSeq(db)
       guard actual != lastSeq else { throw error }
       throw RewindError(
         .externalChange,

@@ -207,7 +207,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
         try repository.schema.load(db).apply(to: &current)
       }
     case .reload:
-      try history.reload(db)
+      // `sync` read the position when it found entries gone; a forced reload has not.
+      if mustReload { try history.reload(db) }
       try repository.schema.load(db).apply(to: &current)
     }
     mustReload = false

@@ -319,11 +319,7 @@ struct HistoryModel {
       if baseSeq > seen {
         stores[store].largest = maxID(in: rows)
       } else {
-        for entry in log where entry.seq > seen {
-          for change in entry.changes where change.key.table == "entries" && change.after != nil {
-            stores[store].largest = max(stores[store].largest, Int64(change.key.key)!)
-          }
-        }
+        for entry in log where entry.seq > seen { bump(store, entry.changes) }
       }
       stores[store].seen = lastSeq
       repairs = diff(from: rows, to: repaired(rows))
