@@ -18,6 +18,10 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     // `swift package generate-documentation --target Rewind` builds the DocC catalog.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // RewindTesting: diffs of app values (custom-dump) reported to whichever test framework
+    // runs (IssueReporting, from xctest-dynamic-overlay).
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
   ],
   targets: [
     // The engine.
@@ -34,8 +38,17 @@ let package = Package(
       capability: .buildTool(),
       dependencies: ["EmbedMigrations"]
     ),
-    // An exhaustive test store for apps' reducer tests (Swift Testing).
-    .target(name: "RewindTesting", dependencies: ["Rewind"]),
+    // An exhaustive test store for apps' reducer tests (Swift Testing or XCTest).
+    .target(
+      name: "RewindTesting",
+      dependencies: [
+        "Rewind",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        // Links the test frameworks' reporting hooks into whatever test bundle uses the store.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     // The example app from the seed articles, as a library so tests can drive it.
     .target(name: "TasksExample", dependencies: ["Rewind"]),
     .executableTarget(
@@ -43,10 +56,7 @@ let package = Package(
       dependencies: [
         "TasksExample",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ],
-      // The commands hop to the main actor, where the store lives, in a `Task`; Swift 6 mode
-      // cannot see that the parsed command values they capture are used there only.
-      swiftSettings: [.swiftLanguageMode(.v5)]
+      ]
     ),
     .executableTarget(
       name: "RewindCLI",
@@ -63,8 +73,7 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ],
-      swiftSettings: [.swiftLanguageMode(.v5)]
+      ]
     ),
     .testTarget(
       name: "RewindTests",

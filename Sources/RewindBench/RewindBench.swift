@@ -170,7 +170,7 @@ struct Benchmark {
     for index in 0..<actions {
       let action = workload.action(index)
       try samples.time {
-        reducer.reduce(into: &state, action: action)
+        _ = reducer.reduce(into: &state, action: action)
         let document = NaiveDocument(
           tasks: Array(state.tasks.values), allTasks: state.allTasks.ids, favorited: state.favorited.ids, view: state.view)
         let json = String(decoding: try encoder.encode(document), as: UTF8.self)

@@ -1,5 +1,6 @@
+import CustomDump
+import IssueReporting
 @_spi(Testing) import Rewind
-import Testing
 
 /// A store for tests that makes you state every change: each action's exact effect on the
 /// state, and every action an effect sends back.
@@ -20,9 +21,13 @@ import Testing
 /// ```
 ///
 /// A change you did not state, a stated change that did not happen, an effect action you did
-/// not receive, or an effect still running at ``finish(timeout:sourceLocation:)`` is a test
-/// failure, with a line diff of the expected and actual state. The store is a real ``Store``
-/// on an in-memory SQLite database: every action is committed and logged.
+/// not receive, or an effect still running at ``finish(timeout:fileID:filePath:line:column:)``
+/// is a test failure, reported to the test framework that runs the test (Swift Testing or
+/// XCTest) at the line of the call. A state mismatch shows a
+/// [custom-dump](https://github.com/pointfreeco/swift-custom-dump) diff of the fields that
+/// differ: entity tables show as their entities by id and order lists as their ids, never as
+/// the engine's bookkeeping. The store is a real ``Store`` on an in-memory SQLite database:
+/// every action is committed and logged.
 @MainActor
 public final class TestStore<State: PersistentState & Equatable, Action: LoggedAction & Equatable> {
   /// The store under test.
@@ -43,77 +48,136 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
   /// - Parameter update: mutates the state before the action into the expected state after
   ///   it; omit it when the action must change nothing.
   public func send(
-    _ action: Action, _ update: ((inout State) -> Void)? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ action: Action,
+    _ update: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) async throws {
+    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
     if let pending = received.first {
-      Issue.record(
-        "An effect action was not received before sending \(action): \(pending)", sourceLocation: sourceLocation)
+      location.report(
+        """
+        An action sent by an effect was not received before sending \(Self.name(action)):
+
+        \(String(customDumping: pending))
+        """)
     }
     let before = store.state
     try store.send(action)
-    expect(from: before, update, after: "sending \(action)", sourceLocation)
+    try expect(from: before, update, after: "sending \(Self.name(action))", location)
   }
 
   /// Waits for the next action an effect sends, checks it is `action`, reduces it, and checks
-  /// its change to the state as ``send(_:_:sourceLocation:)`` does.
+  /// its change to the state as ``send(_:_:fileID:filePath:line:column:)`` does.
   ///
   /// It waits as long as effects are running (on a busy machine that can be a while), and
   /// fails at once when none is left to send anything. `timeout` only guards against an
   /// effect that never ends.
   public func receive(
-    _ action: Action, timeout: Duration = .seconds(60), _ update: ((inout State) -> Void)? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation
+    _ action: Action,
+    timeout: Duration = .seconds(60),
+    _ update: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) async throws {
+    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while received.isEmpty, store.hasRunningEffects, clock.now < deadline {
       try await Task.sleep(for: .milliseconds(2))
     }
     guard !received.isEmpty else {
-      Issue.record(
+      location.report(
         store.hasRunningEffects
-          ? "Expected to receive \(action), but the running effects sent nothing within \(timeout)"
-          : "Expected to receive \(action), but no effect is running to send it",
-        sourceLocation: sourceLocation)
+          ? "Expected to receive \(Self.name(action)), but the running effects sent nothing within \(timeout)."
+          : "Expected to receive \(Self.name(action)), but no effect is running to send it.")
       return
     }
     let next = received.removeFirst()
     guard next == action else {
-      Issue.record("Received an unexpected action:\n\(StateDiff.lines(expected: action, actual: next))", sourceLocation: sourceLocation)
+      location.report(
+        """
+        Received an action other than the one expected: (Expected: -, Received: +)
+
+        \(diff(action, next, format: .default) ?? "")
+        """)
       return
     }
     let before = store.state
     try store.send(next)
-    expect(from: before, update, after: "receiving \(action)", sourceLocation)
+    try expect(from: before, update, after: "receiving \(Self.name(action))", location)
   }
 
   /// Waits for running effects to finish, then fails if any is still running after `timeout`
   /// (a guard against effects that never end) or any action they sent was not received.
-  public func finish(timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation) async {
+  public func finish(
+    timeout: Duration = .seconds(60),
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async {
+    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while store.hasRunningEffects, clock.now < deadline {
       try? await Task.sleep(for: .milliseconds(2))
     }
     if store.hasRunningEffects {
-      Issue.record("An effect was still running after \(timeout)", sourceLocation: sourceLocation)
+      location.report("An effect was still running after \(timeout).")
     }
     if !received.isEmpty {
-      Issue.record(
-        "\(received.count) action\(received.count == 1 ? " was" : "s were") received from effects but not asserted: \(received)",
-        sourceLocation: sourceLocation)
+      let actions = received.map { String(customDumping: $0) }.joined(separator: "\n")
+      location.report(
+        """
+        \(received.count) action\(received.count == 1 ? " was" : "s were") sent by effects but not received:
+
+        \(actions)
+        """)
     }
   }
 
   private func expect(
-    from before: State, _ update: ((inout State) -> Void)?, after event: String, _ sourceLocation: SourceLocation
-  ) {
+    from before: State, _ update: ((inout State) throws -> Void)?, after event: String, _ location: Location
+  ) throws {
     var expected = before
-    update?(&expected)
+    try update?(&expected)
     let actual = store.state
     guard expected != actual else { return }
-    Issue.record(
-      "The state after \(event) does not match the expectation (− expected, + actual):\n\(StateDiff.lines(expected: expected, actual: actual))",
-      sourceLocation: sourceLocation)
+    location.report(Self.mismatch(after: event, expected: expected, actual: actual))
+  }
+}
+
+extension TestStore {
+  /// The message of a state that is not what the test said: a diff of the fields that differ.
+  static func mismatch(after event: String, expected: State, actual: State) -> String {
+    // Two values can differ with equal dumps (a field custom-dump cannot see); say so rather
+    // than print an empty diff.
+    let difference = diff(expected, actual, format: .default) ?? "(the states differ in a way their dumps do not show)"
+    return """
+      The state after \(event) is not what the test expects: (Expected: -, Actual: +)
+
+      \(difference)
+      """
+  }
+
+  /// An action as custom-dump prints it, on one line.
+  static func name(_ action: Action) -> String {
+    var text = ""
+    for line in String(customDumping: action).split(separator: "\n") {
+      if text.hasSuffix(",") { text += " " }
+      text += line.drop(while: \.isWhitespace)
+    }
+    return text
+  }
+}
+
+/// Where a test store call was made, for reporting a failure at that line.
+struct Location {
+  var fileID: StaticString
+  var filePath: StaticString
+  var line: UInt
+  var column: UInt
+
+  func report(_ message: String) {
+    reportIssue(message, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 }

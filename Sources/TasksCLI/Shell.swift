@@ -20,7 +20,7 @@ struct Shell: AsyncParsableCommand {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
         print(await Self.execute(trimmed, on: store))
-        fflush(stdout)
+        fflush(nil)  // every stream: the next line must not wait in a buffer
       }
       print("\(store.lastSeq) end")
     }.value

@@ -46,7 +46,7 @@ enum DurabilityOption: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// A subcommand that opens the store named by `--db`.
-protocol StoreCommand: AsyncParsableCommand {
+protocol StoreCommand: AsyncParsableCommand, Sendable {
   var root: TasksCommand { get }
   /// Does the command's work on an open store and returns what to print.
   @MainActor func run(on store: TasksStore) throws -> String

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Observation
-@_spi(Testing) import RewindTesting
 import Testing
 
 @testable import Rewind
@@ -178,7 +177,7 @@ struct EffectTests {
     try store.send(.look(query: "new", delayMilliseconds: 10, cancelInFlight: false))
     await store.finishEffects()
     #expect(store.state.result.value == "NEW")
-    let answered = try await store.repository.database.read {
+    let answered = try store.repository.database.read {
       try Row.fetchAll($0, sql: "SELECT payload, changes FROM action_log WHERE action = 'answered' ORDER BY seq")
     }
     // The stale answer changed nothing, so only the fresh one is logged.
@@ -216,74 +215,5 @@ struct EffectTests {
     let abandoned = status.succeed(second, with: 3)
     #expect(!abandoned)
     #expect(status.phase == .idle)
-  }
-}
-
-// MARK: - The test store
-
-@MainActor
-struct TestStoreTests {
-  func importFile(_ tasks: String) throws -> (TemporaryDirectory, String) {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("tasks.json")
-    try tasks.write(toFile: path, atomically: true, encoding: .utf8)
-    return (directory, path)
-  }
-
-  @Test func anImportIsExhaustivelyAsserted() async throws {
-    let (directory, path) = try importFile(#"[{"title": "Milk"}, {"title": "Eggs", "done": true}]"#)
-    _ = directory
-    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
-    try await store.send(.importFile(path: path)) {
-      _ = $0.view.importStatus.begin()
-    }
-    let items = [TaskImport.Item(title: "Milk"), TaskImport.Item(title: "Eggs", done: true)]
-    try await store.receive(.importFinished(request: 1, file: path, items: items)) {
-      $0.view.importStatus.succeed(1, with: .init(file: path, count: 2))
-      $0.tasks.insert(TaskItem(id: 1, title: "Milk"))
-      $0.tasks.insert(TaskItem(id: 2, title: "Eggs", isDone: true))
-      $0.allTasks.append(1)
-      $0.allTasks.append(2)
-    }
-    await store.finish()
-    // The import is one undo step; its effect's action was logged like any other.
-    try store.store.undo()
-    #expect(store.state.tasks.isEmpty)
-  }
-
-  @Test func aFailedImportIsReceivedAsAFailure() async throws {
-    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
-    try await store.send(.importFile(path: "/nonexistent/tasks.json")) { _ = $0.view.importStatus.begin() }
-    try await store.receive(.importFailed(request: 1, message: "cannot read /nonexistent/tasks.json")) {
-      $0.view.importStatus.fail(1, message: "cannot read /nonexistent/tasks.json")
-    }
-    await store.finish()
-  }
-
-  @Test func anUnassertedChangeFails() async throws {
-    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
-    await withKnownIssue {
-      try await store.send(.add(title: "Milk"))  // says nothing changes; a task was added
-    }
-    await withKnownIssue {
-      try await store.send(.search("x")) { $0.list.searchText = "y" }  // the wrong change
-    }
-  }
-
-  @Test func anEffectActionThatIsNotReceivedFails() async throws {
-    let (directory, path) = try importFile(#"[{"title": "Milk"}]"#)
-    _ = directory
-    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
-    try await store.send(.importFile(path: path)) { _ = $0.view.importStatus.begin() }
-    await withKnownIssue {
-      await store.finish()
-    }
-  }
-
-  @Test func theDiffShowsWhatDiffers() {
-    var expected = TasksState()
-    expected.list.searchText = "milk"
-    let diff = StateDiffProbe.diff(expected: expected, actual: TasksState())
-    #expect(diff.contains("− ") && diff.contains("+ ") && diff.contains("milk"))
   }
 }

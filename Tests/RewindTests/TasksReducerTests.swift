@@ -6,7 +6,7 @@ import Testing
 struct TasksReducerTests {
   func reduce(_ actions: [TasksAction], from state: TasksState = TasksState()) -> TasksState {
     var state = state
-    for action in actions { TasksReducer().reduce(into: &state, action: action) }
+    for action in actions { _ = TasksReducer().reduce(into: &state, action: action) }
     return state
   }
 

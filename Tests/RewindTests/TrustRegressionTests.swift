@@ -59,7 +59,7 @@ struct TrustRegressionTests {
     try store.send(.add(title: "one"))
     let tool = try RewindDatabase(path: path)
     try store.send(.add(title: "two"))  // the tool's position is now stale
-    try tool.queue.write { db in try tool.history.takeSnapshot(kind: "automatic", label: nil, db) }
+    _ = try tool.queue.write { db in try tool.history.takeSnapshot(kind: "automatic", label: nil, db) }
     #expect(try verify() == [])
     let export = try tool.export(at: store.lastSeq)
     #expect(export.contains("\"two\""))

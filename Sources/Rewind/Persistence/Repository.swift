@@ -101,7 +101,9 @@ final class Repository<State: PersistentState> {
   /// transaction, whoever wrote last.
   func takeAutomaticSnapshotIfDue(rows: Int) {
     guard history.wantsAutomaticSnapshot(rows: rows) else { return }
-    try? database.writeWithoutTransaction { db in
+    // A snapshot only speeds up later jumps; the action is already committed, so a snapshot
+    // that fails (a full disk, a busy file) must not fail its send. The next one is due soon.
+    _ = try? database.writeWithoutTransaction { db in
       try db.inImmediateTransaction { try history.takeSnapshot(kind: "automatic", label: nil, db) }
     }
   }

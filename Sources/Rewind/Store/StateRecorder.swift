@@ -14,7 +14,7 @@ public struct StateRecorder<State: PersistentState> {
   /// Runs `reducer` for `action` and returns how many rows it changed.
   public func reduce<R: Reducer>(_ reducer: R, _ action: R.Action, _ state: inout State) throws -> Int
   where R.State == State {
-    reducer.reduce(into: &state, action: action)
+    _ = reducer.reduce(into: &state, action: action)  // the recorder runs no effects
     return try schema.takeChanges(from: &state).count
   }
 }

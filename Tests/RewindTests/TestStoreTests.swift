@@ -1,0 +1,265 @@
+import Foundation
+import RewindTesting
+import Testing
+import XCTest
+
+@testable import Rewind
+@testable import TasksExample
+
+/// The test store's own behaviour: what passes, what fails, and the exact text of each failure.
+@MainActor
+struct TestStoreTests {
+  func importFile(_ tasks: String) throws -> (TemporaryDirectory, String) {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.json")
+    try tasks.write(toFile: path, atomically: true, encoding: .utf8)
+    return (directory, path)
+  }
+
+  /// Runs `body`, which must record exactly one issue, and returns that issue's text.
+  func recordedIssue(_ body: () async throws -> Void) async -> String {
+    let messages = Messages()
+    await withKnownIssue {
+      do { try await body() } catch { Issue.record(error, "the body threw") }
+    } matching: { issue in
+      messages.append(issue.comments.map(\.rawValue).joined(separator: "\n"))
+      return true
+    }
+    let recorded = messages.all
+    #expect(recorded.count == 1)
+    return recorded.first ?? ""
+  }
+
+  /// The issues' texts, collected from the matcher, which may run on another thread.
+  final class Messages: @unchecked Sendable {
+    private let lock = NSLock()
+    private var texts: [String] = []
+    func append(_ text: String) { lock.withLock { texts.append(text) } }
+    var all: [String] { lock.withLock { texts } }
+  }
+
+  @Test func anImportIsExhaustivelyAsserted() async throws {
+    let (directory, path) = try importFile(#"[{"title": "Milk"}, {"title": "Eggs", "done": true}]"#)
+    _ = directory
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.importFile(path: path)) {
+      _ = $0.view.importStatus.begin()
+    }
+    let items = [TaskImport.Item(title: "Milk"), TaskImport.Item(title: "Eggs", done: true)]
+    try await store.receive(.importFinished(request: 1, file: path, items: items)) {
+      $0.view.importStatus.succeed(1, with: .init(file: path, count: 2))
+      $0.tasks.insert(TaskItem(id: 1, title: "Milk"))
+      $0.tasks.insert(TaskItem(id: 2, title: "Eggs", isDone: true))
+      $0.allTasks.append(1)
+      $0.allTasks.append(2)
+    }
+    await store.finish()
+    // The import is one undo step; its effect's action was logged like any other.
+    try store.store.undo()
+    #expect(store.state.tasks.isEmpty)
+  }
+
+  @Test func aFailedImportIsReceivedAsAFailure() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.importFile(path: "/nonexistent/tasks.json")) { _ = $0.view.importStatus.begin() }
+    try await store.receive(.importFailed(request: 1, message: "cannot read /nonexistent/tasks.json")) {
+      $0.view.importStatus.fail(1, message: "cannot read /nonexistent/tasks.json")
+    }
+    await store.finish()
+  }
+
+  @Test func anUnstatedChangeShowsOnlyTheChangedEntityAndList() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.add(title: "Milk")) {
+      $0.tasks.insert(TaskItem(id: 1, title: "Milk"))
+      $0.allTasks.append(1)
+    }
+    let message = await recordedIssue {
+      try await store.send(.add(title: "Eggs"))  // says nothing changes; a task was added
+    }
+    // The untouched task and fields fold to `(…)`; the table and list show as values, without
+    // the engine's change tracking, position keys or chunks.
+    #expect(
+      message == """
+        The state after sending TasksAction.add(title: "Eggs") is not what the test expects: (Expected: -, Actual: +)
+
+          TasksState(
+            tasks: [
+              1: TaskItem(…),
+        +     2: TaskItem(
+        +       id: 2,
+        +       title: "Eggs",
+        +       isDone: false
+        +     )
+            ],
+            allTasks: [
+              [0]: 1,
+        +     [1]: 2
+            ],
+            favorited: [],
+            view: TasksViewState(…),
+            list: ListFeature.State(…),
+            settings: SettingsFeature.State(showCompleted: true)
+          )
+        """)
+    #expect(!message.contains("pending") && !message.contains("chunks") && !message.contains("largestID"))
+  }
+
+  @Test func aWrongChangeShowsTheFieldOnly() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    let message = await recordedIssue {
+      try await store.send(.search("x")) { $0.list.searchText = "y" }
+    }
+    #expect(
+      message == """
+        The state after sending TasksAction.list(.search("x")) is not what the test expects: (Expected: -, Actual: +)
+
+          TasksState(
+            tasks: [:],
+            allTasks: [],
+            favorited: [],
+            view: TasksViewState(…),
+            list: ListFeature.State(
+        -     searchText: "y",
+        +     searchText: "x",
+              scrollOffset: 0.0,
+              isEditing: false
+            ),
+            settings: SettingsFeature.State(showCompleted: true)
+          )
+        """)
+  }
+
+  @Test func aChangedTitleShowsOneLine() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.add(title: "Milk")) {
+      $0.tasks.insert(TaskItem(id: 1, title: "Milk"))
+      $0.allTasks.append(1)
+    }
+    let message = await recordedIssue {
+      try await store.send(.rename(id: 1, title: "Oat milk")) { $0.tasks[1]?.title = "Soy milk" }
+    }
+    #expect(
+      message == """
+        The state after sending TasksAction.row(id: 1, action: .rename("Oat milk")) is not what the test expects: (Expected: -, Actual: +)
+
+          TasksState(
+            tasks: [
+              1: TaskItem(
+                id: 1,
+        -       title: "Soy milk",
+        +       title: "Oat milk",
+                isDone: false
+              )
+            ],
+            allTasks: […],
+            favorited: [],
+            view: TasksViewState(…),
+            list: ListFeature.State(…),
+            settings: SettingsFeature.State(showCompleted: true)
+          )
+        """)
+  }
+
+  @Test func anUnexpectedEffectActionShowsBothActions() async throws {
+    let (directory, path) = try importFile(#"[{"title": "Milk"}]"#)
+    _ = directory
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.importFile(path: path)) { _ = $0.view.importStatus.begin() }
+    let message = await recordedIssue {
+      try await store.receive(.importFailed(request: 1, message: "no"))
+    }
+    #expect(
+      message == """
+        Received an action other than the one expected: (Expected: -, Received: +)
+
+        - TasksAction.importFailed(
+        -   request: 1,
+        -   message: "no"
+        - )
+        + TasksAction.importFinished(
+        +   request: 1,
+        +   file: "\(path)",
+        +   items: [
+        +     [0]: TaskImport.Item(
+        +       title: "Milk",
+        +       done: nil
+        +     )
+        +   ]
+        + )
+        """)
+  }
+
+  @Test func anEffectActionThatIsNotReceivedFails() async throws {
+    let (directory, path) = try importFile(#"[{"title": "Milk"}]"#)
+    _ = directory
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.importFile(path: path)) { _ = $0.view.importStatus.begin() }
+    let message = await recordedIssue {
+      await store.finish()
+    }
+    #expect(
+      message == """
+        1 action was sent by effects but not received:
+
+        TasksAction.importFinished(
+          request: 1,
+          file: "\(path)",
+          items: [
+            [0]: TaskImport.Item(
+              title: "Milk",
+              done: nil
+            )
+          ]
+        )
+        """)
+  }
+}
+
+/// The same failure, reported to XCTest when XCTest runs the test.
+final class TestStoreXCTestReportingTests: XCTestCase {
+  private var captured: [String]?
+
+  // Captures failures while `captured` is set, so a deliberate one does not fail the test.
+  override func recordFailure(
+    withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+  ) {
+    if captured != nil {
+      captured?.append("\(URL(fileURLWithPath: filePath).lastPathComponent):\(lineNumber): \(description)")
+    } else {
+      super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+  }
+
+  @MainActor func testAMismatchIsReportedToXCTestAtTheCallersLine() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    captured = []
+    let line = #line + 1
+    try await store.send(.search("x")) { $0.list.searchText = "y" }
+    let failures = captured ?? []
+    captured = nil
+    XCTAssertEqual(failures.count, 1)
+    // IssueReporting may add a note about host applications after the diff (it cannot tell an
+    // async XCTest frame on Linux); the report itself is what this checks.
+    let report = failures.first?.components(separatedBy: "\n\n━━").first
+    XCTAssertEqual(
+      report,
+      """
+      TestStoreTests.swift:\(line): failed - The state after sending TasksAction.list(.search("x")) is not what the test expects: (Expected: -, Actual: +)
+
+        TasksState(
+          tasks: [:],
+          allTasks: [],
+          favorited: [],
+          view: TasksViewState(…),
+          list: ListFeature.State(
+      -     searchText: "y",
+      +     searchText: "x",
+            scrollOffset: 0.0,
+            isEditing: false
+          ),
+          settings: SettingsFeature.State(showCompleted: true)
+        )
+      """)
+  }
+}
