@@ -6,7 +6,7 @@ struct Inspect: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Show the schema version, tables and row counts, order lists, view state, history position and snapshots.")
   @OptionGroup var database: DatabaseArgument
-  func run() throws { print(try database.open().inspect()) }
+  func run() throws { print(try database.openForReading().inspect()) }
 }
 
 struct Log: ParsableCommand {
@@ -23,7 +23,7 @@ struct Log: ParsableCommand {
   }
 
   func run() throws {
-    for record in try database.open().log(from: from, last: last) {
+    for record in try database.openForReading().log(from: from, last: last) {
       if json {
         print(record.jsonLine)
       } else {
@@ -38,7 +38,7 @@ struct Snapshots: ParsableCommand {
   static let configuration = CommandConfiguration(abstract: "List the snapshots.")
   @OptionGroup var database: DatabaseArgument
   func run() throws {
-    let snapshots = try database.open().snapshots()
+    let snapshots = try database.openForReading().snapshots()
     if snapshots.isEmpty { print("No snapshots.") }
     for snapshot in snapshots {
       print("\(snapshot.label ?? "(\(snapshot.kind))")  seq \(snapshot.seq)  \(snapshot.kind)  \(snapshot.time)")
@@ -59,7 +59,7 @@ struct Export: ParsableCommand {
   var output: String?
 
   func run() throws {
-    let opened = try database.open()
+    let opened = try database.openForReading()
     if let output { try opened.checkExportDestination(output) }
     let json = try opened.export(at: at)
     if let output {
@@ -78,7 +78,7 @@ struct Verify: ParsableCommand {
 
   func run() throws {
     let progress = Progress(label: "replaying")
-    let report = try database.open().verify(progress: progress.report)
+    let report = try database.openForReading().verify(progress: progress.report)
     for line in report.passed { print("ok: \(line)") }
     for line in report.problems { print("problem: \(line)") }
     if !report.isHealthy {
@@ -140,5 +140,24 @@ private func write(_ text: String, to fd: Int32, path: String) throws {
     let result = bytes[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
     guard result > 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
     written += result
+  }
+}
+
+struct Backup: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Write a consistent copy of the database to a new file, while apps keep writing, and verify it.",
+    discussion: """
+      A plain copy of a live database is unsafe: the latest commits may still be in its -wal \
+      file. This copy holds the state as of one commit in a single file (SQLite's VACUUM INTO), \
+      readable by its owner only. OUT must not exist.
+      """)
+  @OptionGroup var database: DatabaseArgument
+  @Argument(help: ArgumentHelp("The new file to write.", valueName: "out")) var output: String
+
+  func run() throws {
+    let opened = try database.openForReading()
+    try opened.backup(to: output)
+    let seq = try RewindDatabase(path: output, readOnly: true).inspect().lastSeq
+    print("\(output): a verified copy of \(database.path) at seq \(seq).")
   }
 }

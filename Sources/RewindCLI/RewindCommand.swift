@@ -19,11 +19,15 @@ struct RewindCommand: ParsableCommand {
         rewind restore tasks.sqlite --to 12
         rewind export tasks.sqlite --at 12 -o state.json
         rewind verify tasks.sqlite
+        rewind backup tasks.sqlite copy.sqlite
+
+      inspect, log, snapshots, export, verify and backup open the file read-only: they work on \
+      a read-only file or folder and never change the database.
       """,
-    version: "0.1.0",
+    version: rewindVersion,
     subcommands: [
       Inspect.self, Log.self, Undo.self, Redo.self, Snapshot.self, Snapshots.self, Restore.self,
-      Export.self, Import.self, Verify.self, Compact.self,
+      Export.self, Import.self, Verify.self, Compact.self, Backup.self,
     ]
   )
 }
@@ -33,7 +37,10 @@ struct DatabaseArgument: ParsableArguments {
   @Argument(help: ArgumentHelp("The Rewind database file.", valueName: "database"))
   var path: String
 
+  /// Opens the database for writing.
   func open() throws -> RewindDatabase { try RewindDatabase(path: path) }
+  /// Opens the database read-only: nothing is written, and a read-only file or folder works.
+  func openForReading() throws -> RewindDatabase { try RewindDatabase(path: path, readOnly: true) }
 }
 
 /// Progress on stderr, only when stderr is a terminal.

@@ -52,6 +52,9 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     public static let conflict = Code(rawValue: "conflict")
     /// A value the database cannot hold exactly, such as text with a NUL character.
     public static let invalidValue = Code(rawValue: "invalid-value")
+    /// A write through a ``RewindDatabase`` opened read-only, or a file opened for writing
+    /// that the process may only read.
+    public static let readOnly = Code(rawValue: "read-only")
     /// A scoped store whose root store was released.
     public static let storeReleased = Code(rawValue: "store-released")
   }

@@ -23,11 +23,40 @@ enum DatabaseFile {
     let queue: DatabaseQueue
     do {
       queue = try DatabaseQueue(path: path, configuration: configuration)
+    } catch let error as DatabaseError where configuration.readonly && cannotOpenWAL(error, path: path) {
+      queue = try openImmutable(path: path, configuration: configuration, after: error)
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+      throw RewindError(
+        .readOnly,
+        "\(path) cannot be opened for writing: the file, its -wal or -shm file, or its folder is read-only (reading it needs no write access: open it read-only)",
+        underlying: error)
     } catch {
       throw RewindError(.notSQLite, "\(path) could not be opened as an SQLite database", underlying: error)
     }
     let contents = try inspect(queue, path: path)
     return (queue, contents)
+  }
+
+  /// Whether a read-only open failed only because SQLite could not create the `-shm` file a
+  /// WAL database needs (a read-only folder) while no `-wal` file holds commits.
+  private static func cannotOpenWAL(_ error: DatabaseError, path: String) -> Bool {
+    guard error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN else { return false }
+    let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value
+    return (walSize ?? 0) == 0
+  }
+
+  /// Opens the file as immutable: SQLite reads the main file alone, with no `-shm`. Right for
+  /// a file no one can be writing: in a folder where the `-wal` file cannot be created, no
+  /// connection can commit in WAL mode.
+  private static func openImmutable(path: String, configuration: Configuration, after error: DatabaseError) throws
+    -> DatabaseQueue
+  {
+    let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+    do {
+      return try DatabaseQueue(path: "file:\(encoded)?immutable=1", configuration: configuration)
+    } catch {
+      throw RewindError(.notSQLite, "\(path) could not be opened read-only as an SQLite database", underlying: error)
+    }
   }
 
   /// Refuses paths SQLite gives another meaning: a store on them would acknowledge actions and

@@ -36,10 +36,19 @@ enum EngineMigrations {
     }
   }
 
-  /// Applies the pending migrations, in order. Call inside a write transaction.
+  /// Whether some migration this library knows is not applied: opening must write.
+  static func isPending(_ db: Database) throws -> Bool {
+    try applied(db) != embedded.map(\.identifier)
+  }
+
+  /// Applies the pending migrations, in order; writes nothing when none is. Call inside a
+  /// write transaction.
   static func migrate(_ db: Database, path: String) throws {
     try checkNotNewer(db, path: path)
-    try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+    guard try isPending(db) else { return }
+    if try !db.tableExists("grdb_migrations") {
+      try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+    }
     let applied = Set(try applied(db))
     for file in embedded where !applied.contains(file.identifier) {
       do {

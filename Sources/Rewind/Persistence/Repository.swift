@@ -41,6 +41,12 @@ final class Repository<State: PersistentState> {
     let name = path ?? ":memory:"
     do {
       if path != nil { try DatabaseFile.enableWAL(database) }
+      // A file that is set up already is opened without writing (it may be read-only, or
+      // shared with a reader that must not be disturbed).
+      if let history = try database.read({ db in try Self.openWithoutWriting(db, schema, initialState, name) }) {
+        self.history = history
+        return
+      }
       // Whether the file is new is decided under the write lock: two processes creating one
       // file at once agree on which of them sets it up.
       history = try database.writeWithoutTransaction { db in
@@ -67,6 +73,25 @@ final class Repository<State: PersistentState> {
     } catch {
       throw RewindError(.schemaMismatch, "setting up \(name) failed", underlying: error)
     }
+  }
+
+  /// The history of a file that needs no writing to open (not new, no pending migration, its
+  /// tables set up and registered), or `nil` when opening must write. Runs in a read
+  /// transaction, where GRDB refuses any write: a set-up step that would write says so.
+  private static func openWithoutWriting(
+    _ db: Database, _ schema: StateSchema<State>, _ initialState: State, _ name: String
+  ) throws -> HistoryLog? {
+    let tables = try Int.fetchOne(
+      db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    guard tables != 0 else { return nil }
+    _ = try DatabaseFile.checkRewindTables(db, path: name)
+    guard try !EngineMigrations.isPending(db) else { return nil }
+    do {
+      try schema.setUp(db, initial: initialState)
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+      return nil
+    }
+    return try HistoryLog(db)
   }
 
   /// Runs `body` in one write transaction, after bringing the position up to date with what

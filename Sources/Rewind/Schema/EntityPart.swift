@@ -25,6 +25,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
       throw RewindError(
         .schemaMismatch, "entity table \(table) has no key column \(E.keyColumn)")
     }
+    // Checked first: opening a set-up file must not write (it may be read-only).
+    let registered = try Bool.fetchOne(
+      db, sql: "SELECT 1 FROM rewind_entity_tables WHERE name = ? AND key_column = ?", arguments: [table, E.keyColumn])
+    guard registered != true else { return }
     try db.execute(
       sql: "INSERT OR IGNORE INTO rewind_entity_tables (name, key_column) VALUES (?, ?)",
       arguments: [table, E.keyColumn])

@@ -16,6 +16,10 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   func takeDefaults(from initial: Root) throws {}
 
   func setUp(_ db: Database) throws {
+    // Checked first: opening a set-up file must not write (it may be read-only).
+    let registered = try Bool.fetchOne(
+      db, sql: "SELECT 1 FROM rewind_lists WHERE name = ? AND entity_table = ?", arguments: [name, entityTable])
+    guard registered != true else { return }
     try db.execute(
       sql: "INSERT OR IGNORE INTO rewind_lists (name, entity_table) VALUES (?, ?)",
       arguments: [name, entityTable])

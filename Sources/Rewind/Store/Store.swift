@@ -158,13 +158,31 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// state that points at entities that no longer exist: exactly what opening does.
   ///
   /// A store follows other writers by itself whenever it writes; call this to show their
-  /// changes before then.
+  /// changes before then. When the state needs no repair, nothing is written and no write lock
+  /// is taken, so a store opens on a read-only file.
   public func reload() throws {
     // Opening and reloading are the way a write catches up when entries it has not seen are
     // gone: read the tables, then repair.
     mustReload = true
-    try write { _, _ in }
+    if try !loadWithoutWriting() { try write { _, _ in } }
     didCommit()
+  }
+
+  /// Reads the state and the position in one read transaction and keeps them if the repair
+  /// has nothing to change; returns `false`, with memory untouched, when it has (the repair
+  /// must be logged, in a write).
+  private func loadWithoutWriting() throws -> Bool {
+    let (history, update) = try repository.database.read { db in
+      (try HistoryLog(db), try repository.schema.load(db))
+    }
+    var loaded = current
+    update.apply(to: &loaded)
+    loaded.repairViewState()
+    guard try repository.schema.takeChanges(from: &loaded).isEmpty else { return false }
+    current = loaded
+    repository.history = history
+    mustReload = false
+    return true
   }
 
   // MARK: - Writing

@@ -175,7 +175,8 @@ extension RewindDatabase {
   /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
   ///   problem: compacting would bury it. Nothing changes then.
   public func compact(keep: Int, progress: (Int, Int) -> Void = { _, _ in }) throws -> CompactionReport {
-    guard keep >= 0 else { throw RewindError(.unknownSeq, "--keep must be 0 or more, not \(keep)") }
+    try checkWritable()
+    guard keep >= 0 else { throw RewindError(.invalidValue, "keep must be 0 or more, not \(keep)") }
     // Folding a damaged history into a base would make the damage unrecoverable and invisible.
     let health = try verify()
     if let first = health.problems.first {

@@ -38,30 +38,51 @@ public final class RewindDatabase {
   var history: HistoryLog
   /// The file's path.
   public let path: String
+  /// Whether the database was opened read-only: reading, exporting and verifying work, and
+  /// every write throws ``RewindError/Code/readOnly``.
+  public let isReadOnly: Bool
 
   /// Opens an existing Rewind database.
   ///
+  /// Read-only, nothing is ever written: the file may be read-only, sit in a read-only folder,
+  /// or lack its `-shm` file. A file from an earlier release is then upgraded in a private
+  /// in-memory copy (memory proportional to the file), since the file itself cannot be.
+  ///
+  /// - Parameters:
+  ///   - path: the database file.
+  ///   - readOnly: open for reading only.
   /// - Throws: ``RewindError`` if the file is missing, is not SQLite, is not a Rewind database,
   ///   or was written by a newer version. Nothing is written to such a file.
-  public init(path: String) throws {
+  public init(path: String, readOnly: Bool = false) throws {
     guard FileManager.default.fileExists(atPath: path) else {
       throw RewindError(.fileNotFound, "\(path) does not exist")
     }
     self.path = path
+    isReadOnly = readOnly
     var configuration = Configuration()
     configuration.busyMode = .timeout(10)
-    let (queue, contents) = try DatabaseFile.open(path: path, configuration: configuration)
+    configuration.readonly = readOnly
+    var (queue, contents) = try DatabaseFile.open(path: path, configuration: configuration)
     guard case .rewind = contents else {
       throw RewindError(.notRewindDatabase, "\(path) is an empty SQLite database, not a Rewind database")
     }
-    self.queue = queue
     do {
-      history = try queue.writeWithoutTransaction { db in
-        try db.inImmediateTransaction {
-          try EngineMigrations.migrate(db, path: path)
-          return try HistoryLog(db)
+      if try queue.read(EngineMigrations.isPending) {
+        if readOnly {
+          let copy = try DatabaseQueue()
+          try queue.backup(to: copy)
+          queue = copy
         }
+        history = try queue.writeWithoutTransaction { db in
+          try db.inImmediateTransaction {
+            try EngineMigrations.migrate(db, path: path)
+            return try HistoryLog(db)
+          }
+        }
+      } else {
+        history = try queue.read { db in try HistoryLog(db) }
       }
+      self.queue = queue
     } catch let error as RewindError {
       throw error
     } catch {
@@ -73,6 +94,7 @@ public final class RewindDatabase {
   /// transaction: the app may have appended entries since this database was opened, and the
   /// tool works on top of them rather than refusing or mislabelling a snapshot.
   func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
+    try checkWritable()
     do {
       let result = try queue.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
@@ -87,6 +109,13 @@ public final class RewindDatabase {
     } catch {
       try? queue.read { db in try history.reload(db) }
       throw error
+    }
+  }
+
+  /// Throws ``RewindError/Code/readOnly`` if the database was opened read-only.
+  func checkWritable() throws {
+    guard !isReadOnly else {
+      throw RewindError(.readOnly, "\(path) was opened read-only; open it for writing to change it")
     }
   }
 

@@ -1,0 +1,2 @@
+/// The version of this Rewind release, as `rewind --version` and `tasks --version` print it.
+public let rewindVersion = "0.2.0"
