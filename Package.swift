@@ -51,17 +51,23 @@ let package = Package(
     ),
     // The example app from the seed articles, as a library so tests can drive it.
     .target(name: "TasksExample", dependencies: ["Rewind"]),
+    // What both command-line tools share: negative numbers as values, suggestions for
+    // misspelt commands.
+    .target(
+      name: "CommandLineSupport",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
     .executableTarget(
       name: "TasksCLI",
       dependencies: [
-        "TasksExample",
+        "TasksExample", "CommandLineSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(
       name: "RewindCLI",
       dependencies: [
-        "Rewind",
+        "Rewind", "CommandLineSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

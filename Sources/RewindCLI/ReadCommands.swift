@@ -14,12 +14,15 @@ struct Log: ParsableCommand {
     abstract: "List the action log: seq, time, kind, action, and the rows each entry changed.",
     discussion: "Changes are summarized per table: +inserted ~updated -deleted rows.")
   @OptionGroup var database: DatabaseArgument
-  @Option(help: "Only the last N entries.") var last: Int?
-  @Option(help: "Only entries from this seq on.") var from: Int64?
+  @Option(parsing: .unconditional, help: ArgumentHelp("Only the last N entries: 0 or more.", valueName: "n"))
+  var last: Int?
+  @Option(parsing: .unconditional, help: ArgumentHelp("Only entries from this seq on.", valueName: "seq"))
+  var from: Int64?
   @Flag(help: "Print JSON Lines: one object per entry, with its payload and row changes.") var json = false
 
   func validate() throws {
-    if let last, last < 0 { throw ValidationError("--last must be 0 or more.") }
+    if let last, last < 0 { throw ValidationError("--last must be 0 or more, not \(last).") }
+    if let from, from < 0 { throw ValidationError("--from must be a seq, 0 or more, not \(from).") }
   }
 
   func run() throws {
@@ -54,7 +57,8 @@ struct Export: ParsableCommand {
       that seq without changing the database. `rewind import` reads the result back.
       """)
   @OptionGroup var database: DatabaseArgument
-  @Option(help: "Export the state right after this seq.") var at: Int64?
+  @Option(parsing: .unconditional, help: ArgumentHelp("Export the state right after this seq.", valueName: "seq"))
+  var at: Int64?
   @Option(name: .short, help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"))
   var output: String?
 

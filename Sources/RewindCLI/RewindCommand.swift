@@ -1,9 +1,10 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Rewind
 
 @main
-struct RewindCommand: ParsableCommand {
+struct RewindCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "rewind",
     abstract: "Inspect, rewind and restore Rewind databases, with no app code.",
@@ -30,6 +31,8 @@ struct RewindCommand: ParsableCommand {
       Export.self, Import.self, Verify.self, Compact.self, Backup.self,
     ]
   )
+
+  static func main() async { await runCommandLine() }
 }
 
 /// The database argument every command takes.

@@ -7,8 +7,9 @@ struct Undo: ParsableCommand {
     abstract: "Revert the last undo step, as the app would; recorded in the log.")
   @OptionGroup var database: DatabaseArgument
   func run() throws {
-    guard let seq = try database.open().undo() else { throw CLIError("nothing to undo") }
-    print("\(seq) undo")
+    let database = try database.open()
+    guard let seq = try database.undo() else { throw CLIError("nothing to undo") }
+    print("\(seq) undo: reverted \(try database.step(movedBy: seq).map(String.init(describing:)) ?? "a step")")
   }
 }
 
@@ -17,43 +18,53 @@ struct Redo: ParsableCommand {
     abstract: "Reapply the last undone step, as the app would; recorded in the log.")
   @OptionGroup var database: DatabaseArgument
   func run() throws {
-    guard let seq = try database.open().redo() else { throw CLIError("nothing to redo") }
-    print("\(seq) redo")
+    let database = try database.open()
+    guard let seq = try database.redo() else { throw CLIError("nothing to redo") }
+    print("\(seq) redo: reapplied \(try database.step(movedBy: seq).map(String.init(describing:)) ?? "a step")")
   }
 }
 
 struct Snapshot: ParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Save the current state as a named checkpoint.")
   @OptionGroup var database: DatabaseArgument
-  @Option(help: "The snapshot's name, unique in the database.") var label: String
+  @Option(help: ArgumentHelp("The snapshot's name, unique in the database.", valueName: "name")) var label: String
   func run() throws {
     let seq = try database.open().snapshot(label: label)
     print("snapshot \"\(label)\" at seq \(seq)")
   }
 }
 
+/// Exactly one of `--to` and `--snapshot`.
+struct RestoreTarget: ParsableArguments {
+  @Option(parsing: .unconditional, help: ArgumentHelp("Restore the state right after this seq.", valueName: "seq"))
+  var to: Int64?
+  @Option(help: ArgumentHelp("Restore this labelled snapshot.", valueName: "name"))
+  var snapshot: String?
+
+  func validate() throws {
+    guard (to == nil) != (snapshot == nil) else {
+      throw ValidationError("Give exactly one of --to <seq> and --snapshot <name>.")
+    }
+  }
+}
+
 struct Restore: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Set the whole state to an earlier seq or a snapshot, as one undoable log entry.",
+    usage: "rewind restore <database> (--to <seq> | --snapshot <name>)",
     discussion: """
       Restoring takes time bounded by the spacing of snapshots (taken automatically every \
       max(1000, rows in the state) entries), not by the length of the log.
       """)
   @OptionGroup var database: DatabaseArgument
-  @Option(help: "Restore the state right after this seq.") var to: Int64?
-  @Option(help: "Restore this labelled snapshot.") var snapshot: String?
-
-  func validate() throws {
-    guard (to == nil) != (snapshot == nil) else {
-      throw ValidationError("Give exactly one of --to SEQ and --snapshot NAME.")
-    }
-  }
+  @OptionGroup(title: "Exactly one of") var target: RestoreTarget
 
   func run() throws {
     let database = try database.open()
-    let seq = try to.map { try database.restore(to: $0) } ?? database.restore(snapshot: snapshot ?? "")
+    let seq = try target.to.map { try database.restore(to: $0) } ?? database.restore(snapshot: target.snapshot ?? "")
     guard let seq else {
-      print("Nothing to restore: the state already is \(to.map { "the one right after seq \($0)" } ?? "snapshot \(snapshot ?? "")'s").")
+      let state = target.to.map { "the one right after seq \($0)" } ?? "snapshot \(target.snapshot ?? "")'s"
+      print("Nothing to restore: the state already is \(state).")
       return
     }
     print("\(seq) restore")
@@ -87,10 +98,11 @@ struct Compact: ParsableCommand {
     abstract: "Fold history older than the last N entries into a base snapshot and shrink the file.",
     discussion: "What is kept still undoes, restores and verifies; labelled snapshots are kept.")
   @OptionGroup var database: DatabaseArgument
-  @Option(help: "How many of the latest log entries to keep.") var keep: Int
+  @Option(parsing: .unconditional, help: ArgumentHelp("How many of the latest log entries to keep: 0 or more.", valueName: "n"))
+  var keep: Int
 
   func validate() throws {
-    guard keep >= 0 else { throw ValidationError("--keep must be 0 or more.") }
+    guard keep >= 0 else { throw ValidationError("--keep must be 0 or more, not \(keep).") }
   }
 
   func run() throws {

@@ -48,12 +48,15 @@ struct Move: ActionCommand {
     abstract: "Move a task to a position in the list (0 is the top).")
   @ParentCommand var root: TasksCommand
   @Argument(help: "The task's id.") var id: Int64
-  @Argument(help: "Its new position, from 0.") var index: Int
-  func validate() throws {
-    guard index >= 0 else { throw ValidationError("The index must be 0 or more.") }
-  }
+  @Argument(help: "Its new position: 0 is the top, the number of tasks minus 1 the bottom.") var position: Int
   func action(in state: TasksState) throws -> TasksAction {
-    .move(id: try existing(id, in: state), to: index)
+    let id = try existing(id, in: state)
+    let positions = 0..<state.allTasks.count
+    guard positions.contains(position) else {
+      throw CLIError(
+        "Position \(position) is out of range: the list has \(positions.count) task\(positions.count == 1 ? "" : "s"), so positions are \(positions.lowerBound)...\(positions.upperBound - 1).")
+    }
+    return .move(id: id, to: position)
   }
 }
 

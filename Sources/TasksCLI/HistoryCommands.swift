@@ -9,7 +9,7 @@ struct Undo: WritingCommand {
   @ParentCommand var root: TasksCommand
   @MainActor func run(on store: TasksStore) throws -> String {
     guard let seq = try store.undo() else { throw CLIError("Nothing to undo.") }
-    return "\(seq) undo"
+    return "\(seq) undo: reverted \(try store.step(movedBy: seq).map(String.init(describing:)) ?? "a step")"
   }
 }
 
@@ -18,7 +18,7 @@ struct Redo: WritingCommand {
   @ParentCommand var root: TasksCommand
   @MainActor func run(on store: TasksStore) throws -> String {
     guard let seq = try store.redo() else { throw CLIError("Nothing to redo.") }
-    return "\(seq) redo"
+    return "\(seq) redo: reapplied \(try store.step(movedBy: seq).map(String.init(describing:)) ?? "a step")"
   }
 }
 
@@ -52,10 +52,11 @@ struct History: StoreCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print the undo and redo stacks.", discussion: "Changes nothing.")
   @ParentCommand var root: TasksCommand
-  @Option(help: "How many steps of each stack to show.") var limit = 10
+  @Option(parsing: .unconditional, help: ArgumentHelp("How many steps of each stack to show: 0 or more.", valueName: "n"))
+  var limit = 10
 
   func validate() throws {
-    guard limit >= 0 else { throw ValidationError("--limit must be 0 or more.") }
+    guard limit >= 0 else { throw ValidationError("--limit must be 0 or more, not \(limit).") }
   }
 
   @MainActor func run(on store: TasksStore) throws -> String {
@@ -63,10 +64,7 @@ struct History: StoreCommand {
     func lines(_ steps: [HistoryStep]) -> [String] {
       steps.isEmpty
         ? ["  (empty)"]
-        : steps.map { step in
-          let seqs = step.seqs.count == 1 ? "seq \(step.seqs[0])" : "seqs \(step.seqs.map(String.init).joined(separator: ","))"
-          return "  step \(step.id): \(step.actions.joined(separator: " + ")) (\(seqs))"
-        }
+        : steps.map { step in "  step \(step.id): \(step)" }
     }
     return (["Undo stack (next first):"] + lines(stacks.undo) + ["Redo stack (next first):"]
       + lines(stacks.redo) + [historyLine(store)]).joined(separator: "\n")

@@ -1,55 +1,109 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Rewind
 import TasksExample
 
 struct Shell: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Read one command per line from standard input, on one open store.",
+    abstract: "Run commands one per line on one open store: typed at a prompt, or piped in.",
     discussion: """
-      For each line, prints one line: the committed seq and the action's name once the action \
-      is durable, or `error: ...`. `show` prints the screen on one line, parts separated by ' | '. \
-      Empty lines and lines starting with # are skipped.
+      Every tasks command works, without the `tasks` and the --db option: `add Buy milk`, \
+      `move 2 0`, `undo`, `show`, `history`. The rest of the line is the title for add, rename, \
+      append, draft and search, so quotes are needed only around a title that starts with -. \
+      `help` lists the commands, `exit` (or end of input) leaves.
+
+      Piped input gets one output line per command: the committed seq and the action's name once \
+      the action is durable, `- ...` when nothing changed, or `error: ...`; `show` and `history` \
+      print their lines joined by ' | '. Empty lines and lines starting with # are skipped. At a \
+      terminal the shell prints a banner and a prompt, and `show` and `history` print their \
+      lines as they are.
       """)
   @ParentCommand var root: TasksCommand
 
   func run() async throws {
+    let path = root.databasePath
     try await Task { @MainActor in
       let store = try root.openStore()
-      while let line = readLine() {
+      let interactive = isatty(STDIN_FILENO) == 1
+      if interactive {
+        print("Rewind tasks shell on \(path), at seq \(store.lastSeq). Type help for the commands, exit to leave.")
+      }
+      while true {
+        if interactive {
+          print("tasks> ", terminator: "")
+          fflush(nil)
+        }
+        guard let line = readLine() else { break }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-        print(await Self.execute(trimmed, on: store))
+        if trimmed == "exit" || trimmed == "quit" { break }
+        let output = await Self.execute(trimmed, on: store)
+        print(interactive ? output : output.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " | "))
         fflush(nil)  // every stream: the next line must not wait in a buffer
       }
       print("\(store.lastSeq) end")
     }.value
   }
 
-  /// Runs one command line and returns the line to print. Effects it starts (an import)
-  /// finish before the line is printed.
+  /// Commands whose last argument is free text, with how many arguments come before it.
+  static let freeTextCommands = ["add": 0, "rename": 1, "append": 1, "draft": 0, "search": 0]
+
+  /// Runs one command line and returns what to print (lines joined by newlines). Effects it
+  /// starts (an import) finish before it returns.
   @MainActor static func execute(_ line: String, on store: TasksStore) async -> String {
     do {
-      let words = try ShellWords.split(line)
-      let command = try TasksCommand.parseAsRoot(words)
+      let words = joiningFreeText(try ShellWords.split(line))
+      if words == ["help"] { return help }
+      if words.contains("--help") || words.contains("-h"),
+        let command = TasksCommand.configuration.subcommands.first(where: { $0._commandName == words.first })
+      {
+        return TasksCommand.helpMessage(for: command)
+      }
+      let command = try TasksCommand.parseAsRootAllowingNegativeNumbers(words)
       switch command {
       case let command as Import:
         return try await command.run(on: store)
-      case let command as any WritingCommand:
-        // Another process may have written since: the store applies its entries first.
-        return try command.run(on: store)
       case is Show:
+        // Another process may have written since.
         try store.reload()
-        let screen = store.state.render().split(separator: "\n").joined(separator: " | ")
-        return "\(store.lastSeq) show | \(screen)"
+        return "\(store.lastSeq) show\n\(store.state.render())"
+      case let command as any StoreCommand:
+        // A write applies what other processes wrote first, then does its own.
+        return try command.run(on: store)
       default:
-        return "error: \(words.first ?? "") is not available in the shell"
+        return "error: \(words.first ?? "") is not available in the shell (help lists what is)"
       }
     } catch {
+      // `add --help`: the command's whole help.
+      if TasksCommand.exitCode(for: error) == .success { return TasksCommand.fullMessage(for: error) }
+      let words = (try? ShellWords.split(line)) ?? []
+      if let message = TasksCommand.unknownSubcommandMessage(in: words) {
+        return "error: \(message.replacingOccurrences(of: " See 'tasks --help' for the commands.", with: " Type help for the commands."))"
+      }
       let message = TasksCommand.message(for: error)
         .split(separator: "\n").first.map(String.init) ?? "\(error)"
       return "error: \(message)"
     }
+  }
+
+  /// `add Buy milk` is `add "Buy milk"`: the words after a free-text command's other
+  /// arguments are one title, unless one of them is an option.
+  static func joiningFreeText(_ words: [String]) -> [String] {
+    guard let command = words.first, let before = freeTextCommands[command] else { return words }
+    let textStart = 1 + before
+    guard words.count > textStart + 1, !words[textStart...].contains(where: { $0.hasPrefix("-") && $0.count > 1 })
+    else { return words }
+    return Array(words[..<textStart]) + [words[textStart...].joined(separator: " ")]
+  }
+
+  /// The commands, one line each.
+  static var help: String {
+    let commands = TasksCommand.configuration.subcommands
+      .filter { !["shell", "demo"].contains($0._commandName) }
+      .map { "  \($0._commandName.padding(toLength: 15, withPad: " ", startingAt: 0))\($0.configuration.abstract)" }
+    return (["Commands (`<command> --help` for one command's arguments):"] + commands
+      + ["  exit           Leave the shell."]).joined(separator: "\n")
   }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Rewind
 import TasksExample
@@ -12,6 +13,7 @@ struct TasksCommand: AsyncParsableCommand {
       Each invocation is a new process that opens the database, sends one action and commits it.
       Run `tasks demo` for a scripted session, then look at the file with `sqlite3`.
       """,
+    version: rewindVersion,
     subcommands: [
       Add.self, Rename.self, Append.self, Toggle.self, Delete.self, Move.self, Favorite.self,
       Select.self, Edit.self, Search.self, Scroll.self, Present.self, Dismiss.self,
@@ -33,6 +35,8 @@ struct TasksCommand: AsyncParsableCommand {
   var durability: DurabilityOption = .normal
 
   var databasePath: String { db ?? "tasks.sqlite" }
+
+  static func main() async { await runCommandLine(optionsTakingValues: ["--db", "--durability"]) }
 
   /// Opens the example app's store as the options say.
   @MainActor func openStore(path: String? = nil) throws -> TasksStore {

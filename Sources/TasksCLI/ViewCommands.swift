@@ -34,9 +34,11 @@ struct Search: ActionCommand {
 struct Scroll: ActionCommand {
   static let configuration = CommandConfiguration(abstract: "Set the list's scroll offset.")
   @ParentCommand var root: TasksCommand
-  @Argument(help: "The offset, in points.") var offset: Double
+  @Argument(help: ArgumentHelp("The offset, in points: 0 or more.", valueName: "points")) var offset: Double
   func validate() throws {
-    guard offset.isFinite, offset >= 0 else { throw ValidationError("The offset must be 0 or more.") }
+    guard offset.isFinite, offset >= 0 else {
+      throw ValidationError("The offset must be a number of points, 0 or more, not \(offset).")
+    }
   }
   func action(in state: TasksState) throws -> TasksAction { .scroll(offset) }
 }
@@ -49,7 +51,7 @@ struct Present: ActionCommand {
   static let configuration = CommandConfiguration(abstract: "Present a modal screen.")
   @ParentCommand var root: TasksCommand
   @Argument(help: "new-task or settings.") var screen: Screen
-  @Option(help: "The new-task form's draft title.") var draft = ""
+  @Option(help: ArgumentHelp("The new-task form's draft title.", valueName: "title")) var draft = ""
   func action(in state: TasksState) throws -> TasksAction {
     switch screen {
     case .newTask: .present(.newTask(draftTitle: draft))
@@ -68,7 +70,7 @@ struct Draft: ActionCommand {
   static let configuration = CommandConfiguration(
     abstract: "Type the new-task form's draft title (while the form is presented).")
   @ParentCommand var root: TasksCommand
-  @Argument(help: "The draft title.") var text: String
+  @Argument(help: ArgumentHelp("The draft title.", valueName: "title")) var text: String
   func action(in state: TasksState) throws -> TasksAction {
     guard case .newTask? = state.view.modal else {
       throw CLIError("The new-task form is not presented: run `present new-task` first.")

@@ -10,7 +10,7 @@ import Testing
 /// exported byte for byte as 0.1 did, and undone as 0.1 undid it.
 @MainActor
 struct ReleaseFixtureTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+  nonisolated static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
   /// A writable copy of the release file in a fresh directory.
   func copy() throws -> (TemporaryDirectory, String) {
@@ -51,5 +51,37 @@ struct ReleaseFixtureTests {
     for _ in 0..<count { #expect(try RewindDatabase(path: path).undo() != nil) }
     #expect(try RewindDatabase(path: path).export() == (try fixture("release-0.1-undos/undo-\(count).json")))
     #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+}
+
+/// The release file opened read-only: upgraded in memory, so the file itself is never touched.
+struct ReleaseFixtureReadOnlyTests {
+  @Test func theReleaseFileReadsWholeWithoutBeingChanged() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("release-0.1.sqlite")
+    try FileManager.default.copyItem(
+      atPath: ReleaseFixtureTests.fixtures.appendingPathComponent("release-0.1.sqlite").path, toPath: path)
+    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+
+    let database = try RewindDatabase(path: path, readOnly: true)
+    #expect(try database.verify().problems == [])
+    for seq in [1, 12, 24] as [Int64] {
+      let expected = try String(
+        contentsOf: ReleaseFixtureTests.fixtures.appendingPathComponent("release-0.1-exports/at-\(seq).json"), encoding: .utf8)
+      #expect(try database.export(at: seq) == expected, "export --at \(seq)")
+    }
+    // Writes are refused by name, before anything happens.
+    #expect(throws: RewindError.self) { try database.undo() }
+    do {
+      _ = try database.snapshot(label: "x")
+      Issue.record("a read-only database took a snapshot")
+    } catch let error as RewindError {
+      #expect(error.code == .readOnly)
+      #expect(error.message.contains("was opened read-only"))
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    let wal = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+    #expect(wal == nil || wal?.isEmpty == true)
   }
 }

@@ -160,7 +160,7 @@ struct RewindCommandTests {
     // Undo and redo still work on the kept steps: redo the delete, then restore before it and
     // undo the restore.
     // Compaction is entry 14 of the log; seqs go on after it.
-    #expect(try rewind("redo", "tasks.sqlite") == "15 redo\n")
+    #expect(try rewind("redo", "tasks.sqlite") == "15 redo: reapplied delete (seq 12)\n")
     let afterRedo = try rewind("export", "tasks.sqlite")
     try rewind("restore", "tasks.sqlite", "--to", "10")
     #expect(try rewind("export", "tasks.sqlite") == exports[10])
@@ -201,7 +201,7 @@ struct RewindCommandTests {
 
   @Test func everyCommandHasHelp() throws {
     let root = try rewind("--help")
-    for command in ["inspect", "log", "undo", "redo", "snapshot", "snapshots", "restore", "export", "import", "verify", "compact"] {
+    for command in ["inspect", "log", "undo", "redo", "snapshot", "snapshots", "restore", "export", "import", "verify", "compact", "backup"] {
       #expect(root.contains("  \(command) "), "\(command) in rewind --help")
       #expect(try rewind(command, "--help").contains("USAGE: rewind \(command) <database>"))
     }

@@ -39,10 +39,10 @@ struct TasksHistoryCommandTests {
     _ = try run("select", "2")
     _ = try run("delete", "1")
     #expect(try titles() == ["B"])
-    #expect(try run("undo") == "6 undo\n")
+    #expect(try run("undo") == "6 undo: reverted delete (seq 5)\n")
     #expect(try titles() == ["A", "B"])
     #expect(try run("show").contains("Undo: available    Redo: available"))
-    #expect(try run("redo") == "7 redo\n")
+    #expect(try run("redo") == "7 redo: reapplied delete (seq 5)\n")
     #expect(try titles() == ["B"])
     #expect(try run("show").contains("> 2. [ ] B"))
   }
@@ -86,7 +86,7 @@ struct TasksHistoryCommandTests {
     #expect(try titles() == ["X", "Tabc"])
     _ = try run("undo")
     #expect(try titles() == ["X", "T"])
-    #expect(try run("history").contains("step 4: append + append + append (seqs 4,5,6)"))
+    #expect(try run("history").contains("step 4: append + append + append (seqs 4, 5, 6)"))
   }
 
   @Test func documentAndViewJumpsMoveOneTimelineEach() throws {

@@ -439,22 +439,36 @@ struct HistoryLog {
       let id = try step.checked("id", in: "undo_steps", as: Int64.self)
       if try step.checked("undone", in: "undo_steps", as: Bool.self) { redo.append(id) } else { undo.append(id) }
     }
-    func step(_ id: Int64) throws -> HistoryStep {
-      let rows = try Row.fetchAll(
-        db,
-        sql: """
-          SELECT seq, action, group_key FROM action_log
-          WHERE seq BETWEEN ? AND (SELECT last_seq FROM undo_steps WHERE id = ?) AND step = ?
-          ORDER BY seq
-          """,
-        arguments: [id, id, id])
-      return HistoryStep(
-        id: id,
-        actions: try rows.map { try $0.checked("action", in: "action_log") },
-        seqs: try rows.map { try $0.checked("seq", in: "action_log") },
-        groupKey: try rows.first?.checked("group_key", in: "action_log", as: String?.self))
-    }
+    func step(_ id: Int64) throws -> HistoryStep { try Self.step(id, db) }
     return HistoryStacks(undo: try undo.map(step), redo: try redo.reversed().prefix(max(limit, 0)).map(step))
+  }
+
+  /// The undo step with `id`: its entries' actions and seqs.
+  static func step(_ id: Int64, _ db: Database) throws -> HistoryStep {
+    let rows = try Row.fetchAll(
+      db,
+      sql: """
+        SELECT seq, action, group_key FROM action_log
+        WHERE seq BETWEEN ? AND (SELECT last_seq FROM undo_steps WHERE id = ?) AND step = ?
+        ORDER BY seq
+        """,
+      arguments: [id, id, id])
+    return HistoryStep(
+      id: id,
+      actions: try rows.map { try $0.checked("action", in: "action_log") },
+      seqs: try rows.map { try $0.checked("seq", in: "action_log") },
+      groupKey: try rows.first?.checked("group_key", in: "action_log", as: String?.self))
+  }
+
+  /// The step that the `undo` or `redo` entry `seq` reverted or reapplied, or `nil` when `seq`
+  /// is no such entry.
+  static func step(movedBy seq: Int64, _ db: Database) throws -> HistoryStep? {
+    guard
+      let id = try db.checkedInteger(
+        "SELECT json_extract(payload, '$.step') FROM action_log WHERE seq = ? AND kind IN ('undo', 'redo')",
+        arguments: [seq], what: "the step named by the payload of action_log seq \(seq)")
+    else { return nil }
+    return try step(id, db)
   }
 }
 

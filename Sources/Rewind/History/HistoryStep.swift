@@ -10,6 +10,14 @@ public struct HistoryStep: Hashable, Sendable {
   public var groupKey: String?
 }
 
+extension HistoryStep: CustomStringConvertible {
+  /// Its actions and seqs: `add (seq 7)`, `rename + rename (seqs 8, 9)`.
+  public var description: String {
+    let place = seqs.count == 1 ? "seq \(seqs[0])" : "seqs \(seqs.map(String.init).joined(separator: ", "))"
+    return "\(actions.joined(separator: " + ")) (\(place))"
+  }
+}
+
 /// The undo and redo stacks, as stored in the database.
 public struct HistoryStacks: Hashable, Sendable {
   /// Steps undo would revert, the next one first.

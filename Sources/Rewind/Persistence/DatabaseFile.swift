@@ -25,7 +25,9 @@ enum DatabaseFile {
       queue = try DatabaseQueue(path: path, configuration: configuration)
     } catch let error as DatabaseError where configuration.readonly && cannotOpenWAL(error, path: path) {
       queue = try openImmutable(path: path, configuration: configuration, after: error)
-    } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+    } catch let error as DatabaseError
+      where (error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN) && !canWrite(path)
+    {
       throw RewindError(
         .readOnly,
         "\(path) cannot be opened for writing: the file, its -wal or -shm file, or its folder is read-only (reading it needs no write access: open it read-only)",
@@ -35,6 +37,12 @@ enum DatabaseFile {
     }
     let contents = try inspect(queue, path: path)
     return (queue, contents)
+  }
+
+  /// Whether this process may write the file and create its `-wal` and `-shm` files beside it.
+  private static func canWrite(_ path: String) -> Bool {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    return access(path, W_OK) == 0 && access(folder, W_OK) == 0
   }
 
   /// Whether a read-only open failed only because SQLite could not create the `-shm` file a

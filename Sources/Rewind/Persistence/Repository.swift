@@ -137,4 +137,8 @@ final class Repository<State: PersistentState> {
   func stacks(limit: Int) throws -> HistoryStacks {
     try database.read { db in try HistoryLog.stacks(db, limit: limit) }
   }
+
+  func step(movedBy seq: Int64) throws -> HistoryStep? {
+    try database.read { db in try HistoryLog.step(movedBy: seq, db) }
+  }
 }

@@ -81,6 +81,18 @@ extension Store {
     try repository.stacks(limit: limit)
   }
 
+  /// The step that the `undo` or `redo` entry `seq` reverted or reapplied (what ``undo()`` and
+  /// ``redo()`` return), or `nil` when `seq` is no such entry.
+  ///
+  /// ```swift
+  /// if let seq = try store.undo(), let step = try store.step(movedBy: seq) {
+  ///   print("undid \(step.actions.joined(separator: " + "))")
+  /// }
+  /// ```
+  public func step(movedBy seq: Int64) throws -> HistoryStep? {
+    try repository.step(movedBy: seq)
+  }
+
   // MARK: - Implementation
 
   /// Runs a history operation and the view-state repair after it in one transaction.

@@ -206,6 +206,12 @@ public final class RewindDatabase {
     }
   }
 
+  /// The step that the `undo` or `redo` entry `seq` reverted or reapplied, or `nil` when
+  /// `seq` is no such entry.
+  public func step(movedBy seq: Int64) throws -> HistoryStep? {
+    try read { db, _ in try HistoryLog.step(movedBy: seq, db) }
+  }
+
   /// The snapshots, oldest first.
   public func snapshots() throws -> [SnapshotInfo] {
     try read { db, _ in try HistoryLog.snapshots(db) }
