@@ -1,5 +1,5 @@
-// The code samples of the DocC articles in Sources/Rewind/Rewind.docc. Every ```swift block
-// of an article must appear here verbatim (DocumentationSamplesTests checks it), so the
+// The code samples of the DocC articles in Sources/Rewind/Rewind.docc and of README.md. Every ```swift block
+// of an article or the README must appear here verbatim (DocumentationSamplesTests checks it), so the
 // samples always compile and run.
 import Foundation
 import GRDB
@@ -149,6 +149,70 @@ func travel(_ store: Store<NotesState, NotesAction>) throws {
   await store.finish()
 }
 
+// MARK: README
+
+struct Todo: Entity {
+  static let databaseTableName = "todos"
+  var id: Int64
+  var title: String
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("title", .text).notNull()
+    }
+  }
+}
+
+/// The view state: any Codable and Equatable value, one row per property.
+struct TodoView: Codable, Equatable, Sendable {
+  var selection: Int64?
+  var searchText = ""
+}
+
+struct TodoState: PersistentState {
+  var todos = EntityTable<Todo>()
+  var order = OrderedIDList<Int64>()
+  var view = TodoView()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.todos), .list(\.order, named: "order", of: Todo.self), .view(\.view))
+  }
+}
+
+enum TodoAction: LoggedAction, Equatable {
+  case add(title: String)
+  case select(Int64?)
+}
+
+struct TodoReducer: Reducer {
+  func reduce(into state: inout TodoState, action: TodoAction) -> Effect<TodoAction> {
+    switch action {
+    case .add(let title):
+      let id = state.todos.nextID
+      state.todos.insert(Todo(id: id, title: title))
+      state.order.append(id)
+      state.view.selection = id
+    case .select(let id):
+      state.view.selection = id
+    }
+    return .none
+  }
+}
+
+@MainActor func addAndRewind(path: String) throws -> Store<TodoState, TodoAction> {
+  let store = try Store(path: path, initialState: TodoState(), reducer: TodoReducer())
+  // Committed when `send` returns: the entry's seq (nil for an action that changed nothing).
+  let first = try store.send(.add(title: "Buy milk"))
+  try store.send(.add(title: "Call Alice"))
+  try store.undo()  // Call Alice is gone, and the selection is Buy milk again
+  try store.send(.select(nil))
+  if let first {
+    try store.jump(to: first, timeline: .view)  // the view state as it was after the first add
+  }
+  return store
+}
+
 // MARK: - The samples run
 
 @MainActor
@@ -162,5 +226,14 @@ struct DocumentationSampleRuns {
     // The document jump left the view state alone: the search still filters.
     #expect(store.state.visibleNotes.map(\.text) == ["Draft"])
     #expect(try Store(path: path, initialState: NotesState(), reducer: NotesReducer()).state == store.state)
+  }
+
+  @Test func theReadmeSampleWorks() throws {
+    let directory = try TemporaryDirectory()
+    let store = try addAndRewind(path: directory.path("todos.sqlite"))
+    #expect(store.state.todos.values.map(\.title) == ["Buy milk"])
+    #expect(store.state.order.ids == [1])
+    #expect(store.state.view.selection == 1)  // the jump brought back the first add's selection
+    #expect(store.lastSeq == 6)  // initialize, add, add, undo, select, jump
   }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Every code sample of the DocC articles is compiled code: it appears verbatim in
-/// DocumentationSamples.swift.
+/// Every code sample of the DocC articles and the README is compiled code: it appears verbatim
+/// in DocumentationSamples.swift.
 struct DocumentationSamplesTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -38,5 +38,18 @@ struct DocumentationSamplesTests {
       }
     }
     #expect(checked >= 10)
+  }
+
+  @Test func everyReadmeSampleIsInTheCompiledSamples() throws {
+    let samples = try String(
+      contentsOf: Self.root.appendingPathComponent("Tests/RewindTests/DocumentationSamples.swift"), encoding: .utf8)
+    let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+    let blocks = Self.swiftBlocks(in: readme)
+    #expect(!blocks.isEmpty)
+    for block in blocks {
+      // The file imports Rewind once, at its top.
+      let code = block.replacingOccurrences(of: "import Rewind\n\n", with: "")
+      #expect(samples.contains(code), "a README sample is not in DocumentationSamples.swift:\n\(code)")
+    }
   }
 }
