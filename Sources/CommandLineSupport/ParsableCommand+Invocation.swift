@@ -29,7 +29,8 @@ extension ParsableCommand {
   ///
   /// - Parameter optionsTakingValues: the root command's options that take a value (`--db`),
   ///   so that their values are not taken for the subcommand.
-  public static func unknownSubcommandMessage(in arguments: [String], optionsTakingValues: Set<String> = []) -> String? {
+  public static func unknownSubcommandMessage(in arguments: [String], optionsTakingValues: Set<String> = []) -> String?
+  {
     var remaining = arguments[...]
     while let first = remaining.first, first.hasPrefix("-") {
       remaining = remaining.dropFirst(optionsTakingValues.contains(first) ? 2 : 1)
@@ -37,7 +38,8 @@ extension ParsableCommand {
     guard let word = remaining.first else { return nil }
     let names = configuration.subcommands.map { $0._commandName }
     guard !names.contains(word) else { return nil }
-    let nearest = names
+    let nearest =
+      names
       .map { (name: $0, distance: editDistance(word, $0)) }
       .filter { $0.distance <= max(1, $0.name.count / 3) || ($0.name.hasPrefix(word) && word.count >= 2) }
       .min { $0.distance < $1.distance }

@@ -52,31 +52,37 @@ final class Floor {
       titles[id] = title
       done[id] = false
       positions[id] = position
-      changes = #"[{"table":"tasks","key":{"id":\#(id)},"before":null,"after":{"done":0,"id":\#(id),"title":"\#(title)"}},{"table":"list_entries","key":{"id":\#(id),"list":"allTasks"},"before":null,"after":{"id":\#(id),"list":"allTasks","position":"\#(position)"}}]"#
+      changes =
+        #"[{"table":"tasks","key":{"id":\#(id)},"before":null,"after":{"done":0,"id":\#(id),"title":"\#(title)"}},{"table":"list_entries","key":{"id":\#(id),"list":"allTasks"},"before":null,"after":{"id":\#(id),"list":"allTasks","position":"\#(position)"}}]"#
     case .row(let id, .rename(let title)):
       try run("UPDATE tasks SET title = ? WHERE id = ?", [.text(title), .int(id)])
-      changes = #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"title":"\#(titles[id]!)"},"after":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"title":"\#(title)"}}]"#
+      changes =
+        #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"title":"\#(titles[id]!)"},"after":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"title":"\#(title)"}}]"#
       titles[id] = title
     case .row(let id, .toggle):
       let value = !done[id]!
       try run("UPDATE tasks SET done = ? WHERE id = ?", [.int(value ? 1 : 0), .int(id)])
-      changes = #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(value ? 0 : 1),"id":\#(id),"title":"\#(titles[id]!)"},"after":{"done":\#(value ? 1 : 0),"id":\#(id),"title":"\#(titles[id]!)"}}]"#
+      changes =
+        #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(value ? 0 : 1),"id":\#(id),"title":"\#(titles[id]!)"},"after":{"done":\#(value ? 1 : 0),"id":\#(id),"title":"\#(titles[id]!)"}}]"#
       done[id] = value
     case .move(let id, let offset):
       nextPosition += 1
       let position = "m\(offset)-\(nextPosition)"
       try run("UPDATE list_entries SET position = ? WHERE list = 'allTasks' AND id = ?", [.text(position), .int(id)])
-      changes = #"[{"table":"list_entries","key":{"id":\#(id),"list":"allTasks"},"before":{"id":\#(id),"list":"allTasks","position":"\#(positions[id]!)"},"after":{"id":\#(id),"list":"allTasks","position":"\#(position)"}}]"#
+      changes =
+        #"[{"table":"list_entries","key":{"id":\#(id),"list":"allTasks"},"before":{"id":\#(id),"list":"allTasks","position":"\#(positions[id]!)"},"after":{"id":\#(id),"list":"allTasks","position":"\#(position)"}}]"#
       positions[id] = position
     case .select(let id):
       let value = id.map(String.init) ?? "null"
       try run("INSERT OR REPLACE INTO view_state (path, value) VALUES ('selection', ?)", [.text(value)])
-      changes = #"[{"table":"view_state","key":{"path":"selection"},"before":{"path":"selection","value":"\#(selection)"},"after":{"path":"selection","value":"\#(value)"}}]"#
+      changes =
+        #"[{"table":"view_state","key":{"path":"selection"},"before":{"path":"selection","value":"\#(selection)"},"after":{"path":"selection","value":"\#(value)"}}]"#
       selection = value
     case .list(.search(let text)):
       let value = "\"\(text)\""
       try run("INSERT OR REPLACE INTO view_state (path, value) VALUES ('searchText', ?)", [.text(value)])
-      changes = #"[{"table":"view_state","key":{"path":"searchText"},"before":{"path":"searchText","value":"\#(search.replacingOccurrences(of: "\"", with: "\\\""))"},"after":{"path":"searchText","value":"\#(value.replacingOccurrences(of: "\"", with: "\\\""))"}}]"#
+      changes =
+        #"[{"table":"view_state","key":{"path":"searchText"},"before":{"path":"searchText","value":"\#(search.replacingOccurrences(of: "\"", with: "\\\""))"},"after":{"path":"searchText","value":"\#(value.replacingOccurrences(of: "\"", with: "\\\""))"}}]"#
       search = value
     default:
       throw FloorError("the floor does not implement \(action)")
@@ -124,7 +130,8 @@ final class Floor {
   private func prepared(_ sql: String) throws -> OpaquePointer {
     if let statement = statements[sql] { return statement }
     var statement: OpaquePointer?
-    guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement
+    guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
+      let statement
     else { throw FloorError("prepare \(sql): \(String(cString: sqlite3_errmsg(db)))") }
     statements[sql] = statement
     return statement
@@ -157,8 +164,12 @@ final class Floor {
       defer { sqlite3_finalize(statement) }
       while sqlite3_step(statement) == SQLITE_ROW { row(statement) }
     }
-    func text(_ statement: OpaquePointer, _ column: Int32) -> String { String(cString: sqlite3_column_text(statement, column)) }
-    try each("SELECT id, title, done FROM tasks") { tasks.append((sqlite3_column_int64($0, 0), text($0, 1), sqlite3_column_int64($0, 2) != 0)) }
+    func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+      String(cString: sqlite3_column_text(statement, column))
+    }
+    try each("SELECT id, title, done FROM tasks") {
+      tasks.append((sqlite3_column_int64($0, 0), text($0, 1), sqlite3_column_int64($0, 2) != 0))
+    }
     try each("SELECT list, id, position FROM list_entries ORDER BY list, position") {
       entries.append((text($0, 0), sqlite3_column_int64($0, 1), text($0, 2)))
     }

@@ -29,7 +29,8 @@ struct Results {
     lines.append("rewind-bench (\(mode)) on \(machine)")
     lines.append("")
     lines.append("Dispatch, microseconds per action (median / p99), one transaction per action")
-    lines.append("tasks    | engine         | floor          | engine/floor | no persistence | naive        | naive/engine")
+    lines.append(
+      "tasks    | engine         | floor          | engine/floor | no persistence | naive        | naive/engine")
     for size in Self.sizes {
       guard let engine = engine[size], let floor = floor[size] else { continue }
       let naive = self.naive[size]
@@ -45,24 +46,36 @@ struct Results {
         ].joined(separator: " | "))
     }
     if let small = engine["100"], let large = engine["100000"] {
-      lines.append("engine actions/s: " + Self.sizes.compactMap { s in engine[s].map { "\(s): \(f($0.perSecond, 0))" } }.joined(separator: ", "))
-      lines.append("engine cost at 100000 / at 100: \(f(large.median / small.median, 2))"
-        + (floor["100"].flatMap { small in floor["100000"].map { " (the floor's: \(f($0.median / small.median, 2)))" } } ?? ""))
+      lines.append(
+        "engine actions/s: "
+          + Self.sizes.compactMap { s in engine[s].map { "\(s): \(f($0.perSecond, 0))" } }.joined(separator: ", "))
+      lines.append(
+        "engine cost at 100000 / at 100: \(f(large.median / small.median, 2))"
+          + (floor["100"].flatMap { small in floor["100000"].map { " (the floor's: \(f($0.median / small.median, 2)))" }
+          } ?? ""))
     }
     lines.append("")
     lines.append("Undo and redo, microseconds (median / p99)")
     for length in undo.keys.sorted(by: { Int($0)! < Int($1)! }) {
-      lines.append("  log \(length): undo \(f(undo[length]!.median)) / \(f(undo[length]!.p99)), redo \(f(redo[length]!.median)) / \(f(redo[length]!.p99))")
+      lines.append(
+        "  log \(length): undo \(f(undo[length]!.median)) / \(f(undo[length]!.p99)), redo \(f(redo[length]!.median)) / \(f(redo[length]!.p99))"
+      )
     }
     let lengths = undo.keys.sorted(by: { Int($0)! < Int($1)! })
     if let first = lengths.first, let last = lengths.last, let dispatch = engine["100"] {
-      lines.append("  undo at largest log / smallest: \(f(undo[last]!.median / undo[first]!.median, 2)); undo / one dispatch (100 tasks): \(f(undo[last]!.median / dispatch.median, 2))")
+      lines.append(
+        "  undo at largest log / smallest: \(f(undo[last]!.median / undo[first]!.median, 2)); undo / one dispatch (100 tasks): \(f(undo[last]!.median / dispatch.median, 2))"
+      )
     }
     lines.append("")
-    lines.append("Open 100000 tasks with a long log, ms: engine \(f(openEngineMs)), raw read \(f(openRawMs)), ratio \(f(openEngineMs / openRawMs, 2))")
+    lines.append(
+      "Open 100000 tasks with a long log, ms: engine \(f(openEngineMs)), raw read \(f(openRawMs)), ratio \(f(openEngineMs / openRawMs, 2))"
+    )
     lines.append("Restore / export to a far seq (\(restoreSetup)), ms:")
     for key in ["with_snapshots", "without_snapshots"] {
-      lines.append("  \(key.replacingOccurrences(of: "_", with: " ")): restore \(f(restoreMs[key] ?? .nan)), export \(f(exportMs[key] ?? .nan))")
+      lines.append(
+        "  \(key.replacingOccurrences(of: "_", with: " ")): restore \(f(restoreMs[key] ?? .nan)), export \(f(exportMs[key] ?? .nan))"
+      )
     }
     lines.append("Database bytes per action (10000 tasks): \(f(bytesPerAction, 0))")
     lines.append("Peak resident memory with every dispatch database open (100 to 100000 tasks): \(f(peakRSSMiB)) MiB")
@@ -70,7 +83,9 @@ struct Results {
   }
 
   func json() -> String {
-    func medians(_ samples: [String: Samples]) -> [String: Double] { samples.mapValues { ($0.median * 100).rounded() / 100 } }
+    func medians(_ samples: [String: Samples]) -> [String: Double] {
+      samples.mapValues { ($0.median * 100).rounded() / 100 }
+    }
     func p99s(_ samples: [String: Samples]) -> [String: Double] { samples.mapValues { ($0.p99 * 100).rounded() / 100 } }
     let object: [String: Any] = [
       "mode": mode,
@@ -96,9 +111,12 @@ struct Results {
 
 enum Machine {
   static func describe() -> String {
-    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    let cpu =
+      (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
       .split(separator: "\n").first { $0.hasPrefix("model name") }
-      .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
-    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
+      .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+      ?? "unknown CPU"
+    return
+      "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
   }
 }

@@ -16,7 +16,9 @@ struct RewindBench: ParsableCommand {
 
   @Flag(help: "Smaller sizes; finishes in under three minutes on two cores.") var quick = false
   @Flag(help: "Print one JSON object instead of the table.") var json = false
-  @Option(help: ArgumentHelp("Run one workload only, for profiling: dispatch, undo, open, restore or naive.", visibility: .hidden))
+  @Option(
+    help: ArgumentHelp(
+      "Run one workload only, for profiling: dispatch, undo, open, restore or naive.", visibility: .hidden))
   var only: String?
   @Option(help: ArgumentHelp("Run dispatch at this task count only, for profiling.", visibility: .hidden))
   var size: Int?
@@ -128,7 +130,8 @@ struct Benchmark {
       runs[index].store = nil  // closing checkpoints the WAL into the file
       runs[index].floor = nil
       if runs[index].taskCount == 10_000 {
-        results.bytesPerAction = Double(fileSize(runs[index].enginePath) - runs[index].sizeBefore) / Double(dispatchActions)
+        results.bytesPerAction =
+          Double(fileSize(runs[index].enginePath) - runs[index].sizeBefore) / Double(dispatchActions)
       }
     }
 
@@ -150,7 +153,8 @@ struct Benchmark {
   // MARK: - Naive: the whole state as JSON on every action
 
   mutating func naive(taskCount: Int) throws {
-    let actions = taskCount >= 100_000 ? (quick ? 10 : 40) : taskCount >= 10_000 ? (quick ? 60 : 300) : (quick ? 300 : 1_000)
+    let actions =
+      taskCount >= 100_000 ? (quick ? 10 : 40) : taskCount >= 10_000 ? (quick ? 60 : 300) : (quick ? 300 : 1_000)
     note("naive, \(taskCount) tasks: \(actions) actions")
     let path = temporaryDatabase("naive-\(taskCount)")
     defer { removeDatabase(path) }
@@ -172,12 +176,14 @@ struct Benchmark {
       try samples.time {
         _ = reducer.reduce(into: &state, action: action)
         let document = NaiveDocument(
-          tasks: Array(state.tasks.values), allTasks: state.allTasks.ids, favorited: state.favorited.ids, view: state.view)
+          tasks: Array(state.tasks.values), allTasks: state.allTasks.ids, favorited: state.favorited.ids,
+          view: state.view)
         let json = String(decoding: try encoder.encode(document), as: UTF8.self)
         let payload = String(decoding: try encoder.encode(action), as: UTF8.self)
         try queue.write { db in
           try db.execute(sql: "INSERT OR REPLACE INTO app_state (id, json) VALUES (1, ?)", arguments: [json])
-          try db.execute(sql: "INSERT INTO action_log (action, payload) VALUES (?, ?)", arguments: [action.name, payload])
+          try db.execute(
+            sql: "INSERT INTO action_log (action, payload) VALUES (?, ?)", arguments: [action.name, payload])
         }
       }
     }

@@ -4,7 +4,8 @@ import Rewind
 
 struct Inspect: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Show the schema version, tables and row counts, order lists, view state, history position and snapshots.")
+    abstract: "Show the schema version, tables and row counts, order lists, view state, history position and snapshots."
+  )
   @OptionGroup var database: DatabaseArgument
   func run() throws { print(try database.openForReading().inspect()) }
 }
@@ -86,7 +87,9 @@ struct Verify: ParsableCommand {
     for line in report.passed { print("ok: \(line)") }
     for line in report.problems { print("problem: \(line)") }
     if !report.isHealthy {
-      throw CLIError("\(database.path) failed verification with \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")
+      throw CLIError(
+        "\(database.path) failed verification with \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")"
+      )
     }
     print("\(database.path) is healthy.")
   }
@@ -129,7 +132,8 @@ private func followingLinks(_ path: String) throws -> String {
   var current = path
   for _ in 0..<40 {
     guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
-    current = destination.hasPrefix("/")
+    current =
+      destination.hasPrefix("/")
       ? destination
       : URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent(destination).path
   }

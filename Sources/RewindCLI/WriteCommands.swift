@@ -98,7 +98,9 @@ struct Compact: ParsableCommand {
     abstract: "Fold history older than the last N entries into a base snapshot and shrink the file.",
     discussion: "What is kept still undoes, restores and verifies; labelled snapshots are kept.")
   @OptionGroup var database: DatabaseArgument
-  @Option(parsing: .unconditional, help: ArgumentHelp("How many of the latest log entries to keep: 0 or more.", valueName: "n"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("How many of the latest log entries to keep: 0 or more.", valueName: "n"))
   var keep: Int
 
   func validate() throws {

@@ -54,7 +54,8 @@ struct Move: ActionCommand {
     let positions = 0..<state.allTasks.count
     guard positions.contains(position) else {
       throw CLIError(
-        "Position \(position) is out of range: the list has \(positions.count) task\(positions.count == 1 ? "" : "s"), so positions are \(positions.lowerBound)...\(positions.upperBound - 1).")
+        "Position \(position) is out of range: the list has \(positions.count) task\(positions.count == 1 ? "" : "s"), so positions are \(positions.lowerBound)...\(positions.upperBound - 1)."
+      )
     }
     return .move(id: id, to: position)
   }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Rewind
 import TasksExample
 
-
 struct Undo: WritingCommand {
   static let configuration = CommandConfiguration(
     abstract: "Revert the last change to the document (view-only actions are skipped).")
@@ -52,7 +51,8 @@ struct History: StoreCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print the undo and redo stacks.", discussion: "Changes nothing.")
   @ParentCommand var root: TasksCommand
-  @Option(parsing: .unconditional, help: ArgumentHelp("How many steps of each stack to show: 0 or more.", valueName: "n"))
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("How many steps of each stack to show: 0 or more.", valueName: "n"))
   var limit = 10
 
   func validate() throws {
@@ -66,7 +66,8 @@ struct History: StoreCommand {
         ? ["  (empty)"]
         : steps.map { step in "  step \(step.id): \(step)" }
     }
-    return (["Undo stack (next first):"] + lines(stacks.undo) + ["Redo stack (next first):"]
+    return
+      (["Undo stack (next first):"] + lines(stacks.undo) + ["Redo stack (next first):"]
       + lines(stacks.redo) + [historyLine(store)]).joined(separator: "\n")
   }
 }

@@ -28,7 +28,8 @@ struct Import: AsyncParsableCommand {
     await store.finishEffects()
     switch store.state.view.importStatus.phase {
     case .loaded(let summary):
-      return "\(store.lastSeq) importFinished (\(summary.count) task\(summary.count == 1 ? "" : "s") from \(summary.file))"
+      return
+        "\(store.lastSeq) importFinished (\(summary.count) task\(summary.count == 1 ? "" : "s") from \(summary.file))"
     case .failed(let message):
       throw CLIError("import failed: \(message)")
     case .idle, .loading:

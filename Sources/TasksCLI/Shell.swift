@@ -39,7 +39,9 @@ struct Shell: AsyncParsableCommand {
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
         if trimmed == "exit" || trimmed == "quit" { break }
         let output = await Self.execute(trimmed, on: store)
-        print(interactive ? output : output.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " | "))
+        print(
+          interactive
+            ? output : output.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " | "))
         fflush(nil)  // every stream: the next line must not wait in a buffer
       }
       print("\(store.lastSeq) end")
@@ -79,9 +81,11 @@ struct Shell: AsyncParsableCommand {
       if TasksCommand.exitCode(for: error) == .success { return TasksCommand.fullMessage(for: error) }
       let words = (try? ShellWords.split(line)) ?? []
       if let message = TasksCommand.unknownSubcommandMessage(in: words) {
-        return "error: \(message.replacingOccurrences(of: " See 'tasks --help' for the commands.", with: " Type help for the commands."))"
+        return
+          "error: \(message.replacingOccurrences(of: " See 'tasks --help' for the commands.", with: " Type help for the commands."))"
       }
-      let message = TasksCommand.message(for: error)
+      let message =
+        TasksCommand.message(for: error)
         .split(separator: "\n").first.map(String.init) ?? "\(error)"
       return "error: \(message)"
     }
@@ -102,7 +106,8 @@ struct Shell: AsyncParsableCommand {
     let commands = TasksCommand.configuration.subcommands
       .filter { !["shell", "demo"].contains($0._commandName) }
       .map { "  \($0._commandName.padding(toLength: 15, withPad: " ", startingAt: 0))\($0.configuration.abstract)" }
-    return (["Commands (`<command> --help` for one command's arguments):"] + commands
+    return
+      (["Commands (`<command> --help` for one command's arguments):"] + commands
       + ["  exit           Leave the shell."]).joined(separator: "\n")
   }
 }

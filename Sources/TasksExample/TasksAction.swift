@@ -63,7 +63,8 @@ extension ActionCase<TasksAction, NewTaskForm.Action> {
 }
 
 extension ActionCase<TasksAction, (id: Int64, action: TaskRow.Action)> {
-  static let row = ActionCase(embed: { TasksAction.row(id: $0.id, action: $0.action) }) {
-    if case .row(let id, let action) = $0 { (id, action) } else { nil }
-  }
+  static let row = ActionCase(
+    embed: { TasksAction.row(id: $0.id, action: $0.action) },
+    extract: { if case .row(let id, let action) = $0 { (id, action) } else { nil } }
+  )
 }

@@ -37,7 +37,8 @@ extension TasksState {
     switch view.importStatus.phase {
     case .idle: break
     case .loading: lines.append("Import: loading...")
-    case .loaded(let summary): lines.append("Import: \(summary.count) task\(summary.count == 1 ? "" : "s") from \(summary.file)")
+    case .loaded(let summary):
+      lines.append("Import: \(summary.count) task\(summary.count == 1 ? "" : "s") from \(summary.file)")
     case .failed(let message): lines.append("Import: failed: \(message)")
     }
     return lines.joined(separator: "\n")

@@ -77,9 +77,10 @@ struct PinFeature: Reducer {
 }
 
 extension ActionCase<NotesAction, (id: Int64, action: PinAction)> {
-  static let pin = ActionCase(embed: { NotesAction.pin(id: $0.id, $0.action) }) {
-    if case .pin(let id, let action) = $0 { (id, action) } else { nil }
-  }
+  static let pin = ActionCase(
+    embed: { NotesAction.pin(id: $0.id, $0.action) },
+    extract: { if case .pin(let id, let action) = $0 { (id, action) } else { nil } }
+  )
 }
 
 struct NotesCore: Reducer {

@@ -108,11 +108,15 @@ struct ModelRun {
     switch choice {
     case 0..<22:
       let action = action(code / 40)
-      return try expect(model.send(action, store: store, failing: failing), { try stores[store].send(action) }, "store \(store) \(action)")
+      return try expect(
+        model.send(action, store: store, failing: failing), { try stores[store].send(action) },
+        "store \(store) \(action)")
     case 22..<25:
-      return try expect(model.move(undoing: true, store: store, failing: failing), { try stores[store].undo() }, "store \(store) undo")
+      return try expect(
+        model.move(undoing: true, store: store, failing: failing), { try stores[store].undo() }, "store \(store) undo")
     case 25..<27:
-      return try expect(model.move(undoing: false, store: store, failing: failing), { try stores[store].redo() }, "store \(store) redo")
+      return try expect(
+        model.move(undoing: false, store: store, failing: failing), { try stores[store].redo() }, "store \(store) redo")
     case 27..<30:
       let seq = target(code / 40)
       let timeline = Timeline.allCases[(code / 40) % 3]
@@ -125,12 +129,15 @@ struct ModelRun {
       model.reopen(store: store)
       return "store \(store) reopened"
     case 32, 33:
-      return try expect(model.move(undoing: true, store: nil, failing: false), { try RewindDatabase(path: path).undo() }, "tool undo")
+      return try expect(
+        model.move(undoing: true, store: nil, failing: false), { try RewindDatabase(path: path).undo() }, "tool undo")
     case 34:
-      return try expect(model.move(undoing: false, store: nil, failing: false), { try RewindDatabase(path: path).redo() }, "tool redo")
+      return try expect(
+        model.move(undoing: false, store: nil, failing: false), { try RewindDatabase(path: path).redo() }, "tool redo")
     case 35, 36:
       let seq = target(code / 40)
-      return try expect(model.restore(to: seq), { try RewindDatabase(path: path).restore(to: seq) }, "tool restore \(seq)")
+      return try expect(
+        model.restore(to: seq), { try RewindDatabase(path: path).restore(to: seq) }, "tool restore \(seq)")
     case 37:
       _ = try RewindDatabase(path: path).snapshot(label: "s\(model.lastSeq)-\(code)")
       return "tool snapshot"
@@ -176,7 +183,9 @@ struct ModelRun {
     #expect(file == model.state(model.rows), "\(step): the file differs from the model")
     for (index, store) in stores.enumerated() {
       let seen = model.stores[index].seen
-      #expect(store.state == model.state(model.states[seen]!), "\(step): store \(index)'s memory differs from the file at seq \(seen)")
+      #expect(
+        store.state == model.state(model.states[seen]!),
+        "\(step): store \(index)'s memory differs from the file at seq \(seen)")
       #expect(store.lastSeq == seen, "\(step): store \(index) is at seq \(store.lastSeq), the model at \(seen)")
       if seen == model.lastSeq {
         #expect(store.state == file, "\(step): store \(index)'s memory differs from the file")
@@ -194,8 +203,10 @@ struct ModelRun {
         }
       )
     }
-    let modelEntries = model.rows.filter { $0.key.table == "entries" }.sorted { Int64($0.key.key)! < Int64($1.key.key)! }
-      .map { "\($0.key.key) \($0.value["title"]!) \($0.value["body"]!) \($0.value["pinned"]!)" }
+    let modelEntries = model.rows.filter { $0.key.table == "entries" }.sorted {
+      Int64($0.key.key)! < Int64($1.key.key)!
+    }
+    .map { "\($0.key.key) \($0.value["title"]!) \($0.value["body"]!) \($0.value["pinned"]!)" }
     let modelLists = model.rows.filter { $0.key.table == "list" }.sorted { $0.key.key < $1.key.key }
       .map { "\($0.key.key) \($0.value["position"]!)" }
     #expect(raw.0 == modelEntries, "\(step): entries rows")

@@ -18,7 +18,8 @@ struct JSONParsingTests {
 
   @Test(arguments: [
     "", " ", "{", "}", "[1,]", "[1 2]", #"{"a"}"#, #"{"a":}"#, #"{a:1}"#, "01", "1.", ".5", "-", "1e", "tru", "nul",
-    #""unterminated"#, #""bad \q escape""#, #""\ud800 lone""#, "\"tab\tinside\"", "[1] extra", String(repeating: "[", count: 600),
+    #""unterminated"#, #""bad \q escape""#, #""\ud800 lone""#, "\"tab\tinside\"", "[1] extra",
+    String(repeating: "[", count: 600),
   ])
   func rejectsMalformedJSON(_ text: String) {
     #expect(throws: RewindError.self) { try JSONValue.parse(text) }
@@ -58,7 +59,8 @@ struct JSONParsingTests {
     ])
     let bytes = Array(valid.utf8)
     await propertyCheck(
-      count: Self.fuzzCount, input: Gen.int(in: 0...(bytes.count - 1)), Gen.int(in: 0...255), Gen.int(in: 0...(bytes.count))
+      count: Self.fuzzCount, input: Gen.int(in: 0...(bytes.count - 1)), Gen.int(in: 0...255),
+      Gen.int(in: 0...(bytes.count))
     ) { position, byte, cut in
       var mutated = bytes
       mutated[position] = UInt8(byte)

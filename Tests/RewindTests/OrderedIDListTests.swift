@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Rewind
@@ -78,5 +79,3 @@ struct SplitMix64: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
-
-import Foundation

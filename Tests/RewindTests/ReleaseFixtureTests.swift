@@ -10,13 +10,15 @@ import Testing
 /// exported byte for byte as 0.1 did, and undone as 0.1 undid it.
 @MainActor
 struct ReleaseFixtureTests {
-  nonisolated static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+  nonisolated static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "Fixtures")
 
   /// A writable copy of the release file in a fresh directory.
   func copy() throws -> (TemporaryDirectory, String) {
     let directory = try TemporaryDirectory()
     let path = directory.path("release-0.1.sqlite")
-    try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("release-0.1.sqlite").path, toPath: path)
+    try FileManager.default.copyItem(
+      atPath: Self.fixtures.appendingPathComponent("release-0.1.sqlite").path, toPath: path)
     return (directory, path)
   }
 
@@ -68,7 +70,8 @@ struct ReleaseFixtureReadOnlyTests {
     #expect(try database.verify().problems == [])
     for seq in [1, 12, 24] as [Int64] {
       let expected = try String(
-        contentsOf: ReleaseFixtureTests.fixtures.appendingPathComponent("release-0.1-exports/at-\(seq).json"), encoding: .utf8)
+        contentsOf: ReleaseFixtureTests.fixtures.appendingPathComponent("release-0.1-exports/at-\(seq).json"),
+        encoding: .utf8)
       #expect(try database.export(at: seq) == expected, "export --at \(seq)")
     }
     // Writes are refused by name, before anything happens.

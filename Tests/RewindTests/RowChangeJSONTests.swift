@@ -31,7 +31,8 @@ struct RowChangeJSONTests {
     let change = RowChange(
       table: "t", key: ["b": 1.databaseValue, "a": 2.databaseValue],
       before: nil, after: ["b": 1.databaseValue, "a": 2.databaseValue, "c": "x".databaseValue])
-    #expect(RowChange.json([change]) == #"[{"table":"t","key":{"a":2,"b":1},"before":null,"after":{"a":2,"b":1,"c":"x"}}]"#)
+    #expect(
+      RowChange.json([change]) == #"[{"table":"t","key":{"a":2,"b":1},"before":null,"after":{"a":2,"b":1,"c":"x"}}]"#)
   }
 
   @Test(arguments: [

@@ -27,8 +27,13 @@ struct CompositionTests {
     #expect(committed.tasks[1]?.title == "Oat milk")
     #expect(committed.view.modal == .newTask(draftTitle: "Bread"))
     #expect(try TasksStore.tasks(path: path).state == committed)
-    let paths = try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "SELECT path FROM view_state ORDER BY path") }
-    #expect(paths == ["importStatus", "list.isEditing", "list.scrollOffset", "list.searchText", "modal", "settings.showCompleted"])
+    let paths = try DatabaseQueue(path: path).read {
+      try String.fetchAll($0, sql: "SELECT path FROM view_state ORDER BY path")
+    }
+    #expect(
+      paths == [
+        "importStatus", "list.isEditing", "list.scrollOffset", "list.searchText", "modal", "settings.showCompleted",
+      ])
   }
 
   @Test func ifLetRunsTheChildOnlyWhileItsStateIsPresent() throws {

@@ -23,7 +23,9 @@ struct TasksReducerTests {
   }
 
   @Test func derivedValuesFollowTheState() {
-    let state = reduce([.add(title: "Milk"), .add(title: "Bread"), .add(title: "Oat milk"), .toggle(id: 1), .search("MILK")])
+    let state = reduce([
+      .add(title: "Milk"), .add(title: "Bread"), .add(title: "Oat milk"), .toggle(id: 1), .search("MILK"),
+    ])
     #expect(state.visibleTasks.map(\.id) == [1, 3])
     #expect(state.remainingCount == 2)
   }

@@ -16,7 +16,8 @@ struct BadInputTests {
 
   /// A database with `count` tasks and their history, closed (its WAL folded into the file).
   func makeDatabase(tasks count: Int = 60) throws {
-    let lines = (0..<count).map { "add \"Task \($0) \(String(repeating: "x", count: 200))\"" } + ["select 1", "toggle 2"]
+    let lines =
+      (0..<count).map { "add \"Task \($0) \(String(repeating: "x", count: 200))\"" } + ["select 1", "toggle 2"]
     let result = try runner.tasks("--db", path, "shell", input: lines.joined(separator: "\n"))
     #expect(result.status == 0)
   }
@@ -54,7 +55,9 @@ struct BadInputTests {
     try handle.write(contentsOf: Data(repeating: 0xA5, count: 8192))
     try handle.close()
     let before = bytes()
-    for (executable, arguments) in [("tasks", ["--db", path, "show"]), ("rewind", ["verify", path]), ("rewind", ["export", path])] {
+    for (executable, arguments) in [
+      ("tasks", ["--db", path, "show"]), ("rewind", ["verify", path]), ("rewind", ["export", path]),
+    ] {
       let result = try runner.run(executable, arguments)
       #expect(!result.crashed)
       #expect(result.status != 0, "\(executable) \(arguments)")
@@ -75,7 +78,8 @@ struct BadInputTests {
     try makeDatabase()
     try DatabaseQueue(path: path).write { try $0.execute(sql: "ALTER TABLE action_log RENAME COLUMN changes TO stuff") }
     before = bytes()
-    try expectRefusal("tasks", ["--db", path, "add", "x"], mentioning: "the engine table action_log has no column changes")
+    try expectRefusal(
+      "tasks", ["--db", path, "add", "x"], mentioning: "the engine table action_log has no column changes")
     try expectRefusal("rewind", ["verify", path], mentioning: "the engine table action_log has no column changes")
     #expect(bytes() == before)
   }
@@ -107,10 +111,14 @@ struct BadInputTests {
   @Test func aLogNamingAForeignTableOrColumnIsRefused() throws {
     try makeDatabase(tasks: 3)
     try DatabaseQueue(path: path).write { db in
-      try db.execute(sql: #"UPDATE action_log SET changes = replace(changes, '"table":"tasks"', '"table":"sqlite_master"') WHERE seq = 4"#)
+      try db.execute(
+        sql:
+          #"UPDATE action_log SET changes = replace(changes, '"table":"tasks"', '"table":"sqlite_master"') WHERE seq = 4"#
+      )
     }
     let before = bytes()
-    try expectRefusal("rewind", ["restore", path, "--to", "3"], mentioning: "table sqlite_master is not a Rewind table")
+    try expectRefusal(
+      "rewind", ["restore", path, "--to", "3"], mentioning: "table sqlite_master is not a Rewind table")
     try expectRefusal("rewind", ["verify", path], mentioning: "failed verification")
     #expect(bytes() == before)
   }
@@ -143,12 +151,14 @@ struct BadInputTests {
     let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
     let launcher = ["/bin/sh", "-c", "trap '' XFSZ; exec /usr/bin/prlimit --fsize=\(size + 64 * 1024) -- \"$@\"", "sh"]
     let lines = (0..<300).map { "add \"Big \($0) \(String(repeating: "y", count: 2_000))\"" }
-    let result = try runner.run("tasks", ["--db", path, "shell"], input: lines.joined(separator: "\n"), launcher: launcher)
+    let result = try runner.run(
+      "tasks", ["--db", path, "shell"], input: lines.joined(separator: "\n"), launcher: launcher)
     #expect(!result.crashed, "\(result.stderr)")
     let outputs = result.stdout.split(separator: "\n").map(String.init)
     let failures = outputs.filter { $0.hasPrefix("error:") }
     #expect(!failures.isEmpty)
-    #expect(failures.allSatisfy { $0.contains("disk is full") || $0.contains("disk I/O error") }, "\(failures.prefix(2))")
+    #expect(
+      failures.allSatisfy { $0.contains("disk is full") || $0.contains("disk I/O error") }, "\(failures.prefix(2))")
     let acknowledged = outputs.compactMap(CrashAndConcurrencyTests.ack).map(\.seq)
     // Without the cap, the file verifies and holds exactly what was acknowledged.
     let verify = try runner.run("rewind", ["verify", path])
@@ -159,20 +169,26 @@ struct BadInputTests {
 
   @Test func importsWithWrongTypesAreRefusedAndLargeOnesWork() throws {
     try makeDatabase(tasks: 2)
-    let wrong = #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":"yes"}]},"lists":{},"view":{}}"#
+    let wrong =
+      #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":"yes"}]},"lists":{},"view":{}}"#
     try wrong.write(toFile: directory.path("wrong.json"), atomically: true, encoding: .utf8)
     let before = bytes()
-    try expectRefusal("rewind", ["import", path, "wrong.json"], mentioning: "tasks[0].done is text, but the column holds integers")
-    let number = #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":7,"done":0}]},"lists":{},"view":{}}"#
+    try expectRefusal(
+      "rewind", ["import", path, "wrong.json"], mentioning: "tasks[0].done is text, but the column holds integers")
+    let number =
+      #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":7,"done":0}]},"lists":{},"view":{}}"#
     try number.write(toFile: directory.path("number.json"), atomically: true, encoding: .utf8)
-    try expectRefusal("rewind", ["import", path, "number.json"], mentioning: "tasks[0].title is an integer, but the column holds text")
+    try expectRefusal(
+      "rewind", ["import", path, "number.json"], mentioning: "tasks[0].title is an integer, but the column holds text")
     #expect(bytes() == before)
 
     // 20,000 tasks in one import.
     let count = 20_000
     var json = #"{"format":"rewind-export","version":1,"entities":{"tasks":["#
     json += (1...count).map { #"{"done":0,"id":\#($0),"title":"Imported \#($0)"}"# }.joined(separator: ",")
-    json += #"]},"lists":{"allTasks":["# + (1...count).map(String.init).joined(separator: ",") + #"],"favorited":[]},"view":{}}"#
+    json +=
+      #"]},"lists":{"allTasks":["# + (1...count).map(String.init).joined(separator: ",")
+      + #"],"favorited":[]},"view":{}}"#
     try json.write(toFile: directory.path("large.json"), atomically: true, encoding: .utf8)
     let imported = try runner.run("rewind", ["import", path, "large.json"])
     #expect(imported.status == 0, "\(imported.stderr)")

@@ -37,19 +37,22 @@ struct CommandLineTests {
   @Test func negativeAndOutOfRangeNumbersAreRefusedWithTheValidRange() throws {
     try makeTasks()
     try expectRefusal(
-      "tasks", ["move", "2", "-1"], saying: "Position -1 is out of range: the list has 3 tasks, so positions are 0...2.")
+      "tasks", ["move", "2", "-1"], saying: "Position -1 is out of range: the list has 3 tasks, so positions are 0...2."
+    )
     try expectRefusal(
       "tasks", ["move", "2", "3"], saying: "Position 3 is out of range: the list has 3 tasks, so positions are 0...2.")
     try expectRefusal("tasks", ["scroll", "-5"], saying: "The offset must be a number of points, 0 or more, not -5.0.")
     try expectRefusal("tasks", ["history", "--limit", "-1"], saying: "--limit must be 0 or more, not -1.")
     try expectRefusal("tasks", ["jump", "-3"], saying: "there is no seq -3 in the log (it holds 0 to 4)")
     try expectRefusal("rewind", ["log", "tasks.sqlite", "--last", "-2"], saying: "--last must be 0 or more, not -2.")
-    try expectRefusal("rewind", ["log", "tasks.sqlite", "--from", "-2"], saying: "--from must be a seq, 0 or more, not -2.")
+    try expectRefusal(
+      "rewind", ["log", "tasks.sqlite", "--from", "-2"], saying: "--from must be a seq, 0 or more, not -2.")
     try expectRefusal(
       "rewind", ["export", "tasks.sqlite", "--at", "-1"], saying: "there is no seq -1 in the log (it holds 0 to 4)")
     try expectRefusal(
       "rewind", ["restore", "tasks.sqlite", "--to", "-1"], saying: "there is no seq -1 in the log (it holds 0 to 4)")
-    try expectRefusal("rewind", ["compact", "tasks.sqlite", "--keep", "-1"], saying: "--keep must be 0 or more, not -1.")
+    try expectRefusal(
+      "rewind", ["compact", "tasks.sqlite", "--keep", "-1"], saying: "--keep must be 0 or more, not -1.")
     // A valid move still works, and a negative number is a title where a title goes.
     #expect(try runner.tasks("move", "3", "0").stdout == "5 move\n")
     #expect(try runner.tasks("rename", "1", "-5").stdout == "6 rename\n")
@@ -82,9 +85,11 @@ struct CommandLineTests {
 
   @Test func aMisspeltCommandGetsTheNearestOne() throws {
     try expectRefusal("tasks", ["ad", "Buy milk"], saying: "Unknown command 'ad'. Did you mean 'add'?")
-    try expectRefusal("tasks", ["--db", "tasks.sqlite", "histroy"], saying: "Unknown command 'histroy'. Did you mean 'history'?")
+    try expectRefusal(
+      "tasks", ["--db", "tasks.sqlite", "histroy"], saying: "Unknown command 'histroy'. Did you mean 'history'?")
     try expectRefusal("rewind", ["lgo", "tasks.sqlite"], saying: "Unknown command 'lgo'. Did you mean 'log'?")
-    try expectRefusal("rewind", ["frobnicate"], saying: "Unknown command 'frobnicate'. See 'rewind --help' for the commands.")
+    try expectRefusal(
+      "rewind", ["frobnicate"], saying: "Unknown command 'frobnicate'. See 'rewind --help' for the commands.")
     // Nothing was created for a command that did not run.
     #expect(!FileManager.default.fileExists(atPath: directory.path("tasks.sqlite")))
   }
@@ -109,15 +114,19 @@ struct CommandLineTests {
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 11)
-    #expect(Array(lines.prefix(8)) == [
-      "2 add", "3 add", "4 rename", "5 append",
-      "6 undo: reverted append (seq 5)", "7 redo: reapplied append (seq 5)",
-      "error: Position -1 is out of range: the list has 2 tasks, so positions are 0...1.",
-      "error: Unknown command 'ad'. Did you mean 'add'? Type help for the commands.",
-    ])
+    #expect(
+      Array(lines.prefix(8)) == [
+        "2 add", "3 add", "4 rename", "5 append",
+        "6 undo: reverted append (seq 5)", "7 redo: reapplied append (seq 5)",
+        "error: Position -1 is out of range: the list has 2 tasks, so positions are 0...1.",
+        "error: Unknown command 'ad'. Did you mean 'add'? Type help for the commands.",
+      ])
     #expect(lines[8].hasPrefix("Commands (`<command> --help` for one command's arguments): |   add "))
     #expect(lines[8].contains("|   exit           Leave the shell."))
-    #expect(lines[9] == "Undo stack (next first): |   step 5: append (seq 5) | Redo stack (next first): |   (empty) | Last seq: 7    Undo: available    Redo: none")
+    #expect(
+      lines[9]
+        == "Undo stack (next first): |   step 5: append (seq 5) | Redo stack (next first): |   (empty) | Last seq: 7    Undo: available    Redo: none"
+    )
     #expect(lines[10] == "7 end")  // `exit` ended the session: `add Never` did not run
     let titles = try DatabaseQueue(path: directory.path("tasks.sqlite")).read {
       try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY id")
@@ -146,7 +155,9 @@ struct CommandLineTests {
     let result = try runner.run("tasks", [], input: "show\nexit\n", launcher: launcher)
     let output = result.stdout.replacingOccurrences(of: "\r\n", with: "\n")
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(output.contains("Rewind tasks shell on tasks.sqlite, at seq 4. Type help for the commands, exit to leave.\ntasks> "))
+    #expect(
+      output.contains(
+        "Rewind tasks shell on tasks.sqlite, at seq 4. Type help for the commands, exit to leave.\ntasks> "))
     // At a terminal, `show` prints the screen as it is, one line per line.
     #expect(output.contains("tasks> 4 show\nTasks: 3 (3 to do)\n"))
     #expect(output.hasSuffix("tasks> 4 end\n"))

@@ -63,9 +63,10 @@ struct CrashAndConcurrencyTests {
         (
           Dictionary(
             // Repairs the app logged after following the tool's writes are not commands of either.
-        uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log WHERE kind <> 'repair'").map {
-              ($0["seq"] as Int64, $0["action"] as String)
-            }),
+            uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log WHERE kind <> 'repair'")
+              .map {
+                ($0["seq"] as Int64, $0["action"] as String)
+              }),
           Set(try String.fetchAll(db, sql: "SELECT title FROM tasks"))
         )
       }
@@ -125,7 +126,8 @@ struct CrashAndConcurrencyTests {
     let log = try DatabaseQueue(path: path).read { db in
       Dictionary(
         // Repairs the app logged after following the tool's writes are not commands of either.
-        uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log WHERE kind <> 'repair'").map {
+        uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, action FROM action_log WHERE kind <> 'repair'").map
+        {
           ($0["seq"] as Int64, $0["action"] as String)
         })
     }

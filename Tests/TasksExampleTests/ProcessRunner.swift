@@ -29,7 +29,8 @@ struct ProcessRunner {
   /// `launcher` (such as `setpriv ...`), runs the launcher with the executable's path and the
   /// arguments after its own.
   @discardableResult
-  func run(_ executable: String, _ arguments: [String], input: String? = nil, launcher: [String] = []) throws -> Result {
+  func run(_ executable: String, _ arguments: [String], input: String? = nil, launcher: [String] = []) throws -> Result
+  {
     let process = Process()
     let binary = Self.binaries.appendingPathComponent(executable)
     if launcher.isEmpty {

@@ -55,12 +55,15 @@ struct ReadOnlyAndBackupTests {
     #expect(log.status == 0 && log.stdout.contains("  add  "), "\(log.stderr)")
     let readOnlyExport = try runner.run("rewind", ["export", "tasks.sqlite"], launcher: unprivileged)
     #expect(readOnlyExport.stdout == export, "\(readOnlyExport.stderr)")
-    #expect(try runner.run("rewind", ["snapshots", "tasks.sqlite"], launcher: unprivileged).stdout == "No snapshots.\n")
+    #expect(
+      try runner.run("rewind", ["snapshots", "tasks.sqlite"], launcher: unprivileged).stdout == "No snapshots.\n")
 
     // A write is refused, saying why.
     let undo = try runner.run("rewind", ["undo", "tasks.sqlite"], launcher: unprivileged)
     #expect(undo.status != 0 && !undo.crashed)
-    #expect(undo.stderr.contains("tasks.sqlite cannot be opened for writing: the file, its -wal or -shm file, or its folder is read-only"))
+    #expect(
+      undo.stderr.contains(
+        "tasks.sqlite cannot be opened for writing: the file, its -wal or -shm file, or its folder is read-only"))
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     #expect(try files() == ["tasks.sqlite"])
   }
@@ -97,12 +100,15 @@ struct ReadOnlyAndBackupTests {
     #expect(try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int == 0o600)
     #expect(try runner.run("rewind", ["verify", "copy.sqlite"]).status == 0)
     #expect(
-      try runner.run("rewind", ["export", "copy.sqlite"]).stdout == (try runner.run("rewind", ["export", "tasks.sqlite"]).stdout))
+      try runner.run("rewind", ["export", "copy.sqlite"]).stdout
+        == (try runner.run("rewind", ["export", "tasks.sqlite"]).stdout))
 
     // What the README warns of: the main file alone is an older state.
     let plain = directory.path("plain.sqlite")
     try FileManager.default.copyItem(atPath: path, toPath: plain)
-    let plainSeq = try DatabaseQueue(path: plain).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM action_log") }
+    let plainSeq = try DatabaseQueue(path: plain).read {
+      try Int64.fetchOne($0, sql: "SELECT max(seq) FROM action_log")
+    }
     #expect(plainSeq != 6)
 
     // An existing file is never overwritten, the database itself included.

@@ -51,7 +51,8 @@ struct ReadmeExamplesTests {
   static func matches(_ actual: ArraySlice<String>, _ expected: ArraySlice<String>) -> Bool {
     guard let first = expected.first else { return actual.isEmpty }
     if first == "..." {
-      return actual.indices.contains { matches(actual[$0...], expected.dropFirst()) } || matches([], expected.dropFirst())
+      return actual.indices.contains { matches(actual[$0...], expected.dropFirst()) }
+        || matches([], expected.dropFirst())
     }
     guard let line = actual.first, masked(line) == masked(first) else { return false }
     return matches(actual.dropFirst(), expected.dropFirst())
@@ -82,7 +83,8 @@ struct ReadmeExamplesTests {
       let actual = lines.last == "" ? Array(lines.dropLast()) : lines
       #expect(
         Self.matches(actual[...], example.expected[...]),
-        "$ \(example.command)\n--- the README shows:\n\(example.expected.joined(separator: "\n"))\n--- it printed:\n\(actual.joined(separator: "\n"))")
+        "$ \(example.command)\n--- the README shows:\n\(example.expected.joined(separator: "\n"))\n--- it printed:\n\(actual.joined(separator: "\n"))"
+      )
     }
   }
 }

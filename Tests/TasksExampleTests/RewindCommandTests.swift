@@ -29,7 +29,8 @@ struct RewindCommandTests {
   /// Every row of every table, the log included: equal dumps mean nothing changed.
   func everything() throws -> [String] {
     try DatabaseQueue(path: db).read { db in
-      try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").flatMap { table in
+      try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").flatMap {
+        table in
         try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)").map { "\(table) \($0)" }
       }
     }
@@ -113,11 +114,26 @@ struct RewindCommandTests {
     let imports: [(String, String)] = [
       ("{\"format\": \"rewind-export\"", "is not valid JSON"),
       (#"{"format":"other","version":1,"entities":{},"lists":{},"view":{}}"#, #"format is "other""#),
-      (#"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":0},{"id":1,"title":"b","done":0}]},"lists":{},"view":{}}"#, "tasks has two rows with id 1"),
-      (#"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":0}]},"lists":{"allTasks":[1,7]},"view":{}}"#, "order list allTasks names id 7, which is not in tasks"),
-      (#"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":0,"evil":1}]},"lists":{},"view":{}}"#, "has column evil"),
-      (#"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":null,"done":0}]},"lists":{},"view":{}}"#, "NOT NULL constraint failed: tasks.title"),
-      (#"{"format":"rewind-export","version":1,"entities":{"notes":[]},"lists":{},"view":{}}"#, "entity table notes does not exist"),
+      (
+        #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":0},{"id":1,"title":"b","done":0}]},"lists":{},"view":{}}"#,
+        "tasks has two rows with id 1"
+      ),
+      (
+        #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":0}]},"lists":{"allTasks":[1,7]},"view":{}}"#,
+        "order list allTasks names id 7, which is not in tasks"
+      ),
+      (
+        #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":"a","done":0,"evil":1}]},"lists":{},"view":{}}"#,
+        "has column evil"
+      ),
+      (
+        #"{"format":"rewind-export","version":1,"entities":{"tasks":[{"id":1,"title":null,"done":0}]},"lists":{},"view":{}}"#,
+        "NOT NULL constraint failed: tasks.title"
+      ),
+      (
+        #"{"format":"rewind-export","version":1,"entities":{"notes":[]},"lists":{},"view":{}}"#,
+        "entity table notes does not exist"
+      ),
       (#"{"format":"rewind-export","version":"1","entities":{},"lists":{},"view":{}}"#, "version"),
     ]
     for (json, message) in imports {
@@ -130,11 +146,16 @@ struct RewindCommandTests {
 
   @Test func verifyCatchesAHandEditedTable() throws {
     _ = try history()
-    #expect(try rewind("verify", "tasks.sqlite").contains("tables: list_entries, tasks, view_state match the replayed log exactly"))
+    #expect(
+      try rewind("verify", "tasks.sqlite").contains(
+        "tables: list_entries, tasks, view_state match the replayed log exactly"))
     try DatabaseQueue(path: db).write { try $0.execute(sql: "UPDATE tasks SET title = 'x'") }
     let result = try runner.run("rewind", ["verify", "tasks.sqlite"])
     #expect(result.status != 0)
-    #expect(result.stdout.contains(#"problem: tasks {"id":2}: the table has {"done":0,"id":2,"title":"x"}, the log says {"done":0,"id":2,"title":"Write report today"}"#))
+    #expect(
+      result.stdout.contains(
+        #"problem: tasks {"id":2}: the table has {"done":0,"id":2,"title":"x"}, the log says {"done":0,"id":2,"title":"Write report today"}"#
+      ))
     #expect(result.stderr.contains("failed verification"))
   }
 
@@ -173,7 +194,8 @@ struct RewindCommandTests {
     _ = try history()
     try DatabaseQueue(path: db).write { try $0.execute(sql: "UPDATE tasks SET title = 'x' WHERE id = 2") }
     let state = try everything()
-    #expect(try rewindFails("compact", "tasks.sqlite", "--keep", "2").contains("refusing to compact: verify finds 1 problem"))
+    #expect(
+      try rewindFails("compact", "tasks.sqlite", "--keep", "2").contains("refusing to compact: verify finds 1 problem"))
     #expect(try everything() == state)
   }
 
@@ -201,7 +223,10 @@ struct RewindCommandTests {
 
   @Test func everyCommandHasHelp() throws {
     let root = try rewind("--help")
-    for command in ["inspect", "log", "undo", "redo", "snapshot", "snapshots", "restore", "export", "import", "verify", "compact", "backup"] {
+    for command in [
+      "inspect", "log", "undo", "redo", "snapshot", "snapshots", "restore", "export", "import", "verify", "compact",
+      "backup",
+    ] {
       #expect(root.contains("  \(command) "), "\(command) in rewind --help")
       #expect(try rewind(command, "--help").contains("USAGE: rewind \(command) <database>"))
     }

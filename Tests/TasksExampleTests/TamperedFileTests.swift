@@ -115,13 +115,16 @@ struct TamperedFileTests {
 
   @Test func aCorruptFileIsReportedByVerify() throws {
     try makeDatabase()
-    try DatabaseQueue(path: path).writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    try DatabaseQueue(path: path).writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+    }
     // Scribble over the middle of the file, page-aligned so the size still looks right.
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     try handle.seek(toOffset: 4096 * 2)
     handle.write(Data(repeating: 0xA5, count: 4096))
     try handle.close()
-    for (tool, arguments) in [("rewind", ["verify", path]), ("rewind", ["inspect", path]), ("tasks", ["--db", path, "show"])] {
+    for (tool, arguments) in [
+      ("rewind", ["verify", path]), ("rewind", ["inspect", path]), ("tasks", ["--db", path, "show"]),
+    ] {
       let result = try runner.run(tool, arguments)
       #expect(!result.crashed, "\(tool) \(arguments) crashed: \(result.stderr)")
     }
@@ -171,7 +174,9 @@ struct TamperedFileTests {
       second.wait()
       #expect(first.process.terminationStatus == 0, "round \(round): \(first.standardError())")
       #expect(second.process.terminationStatus == 0, "round \(round): \(second.standardError())")
-      let titles = try DatabaseQueue(path: file).read { try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY title") }
+      let titles = try DatabaseQueue(path: file).read {
+        try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY title")
+      }
       #expect(titles == ["first", "second"])
       #expect(try runner.run("rewind", ["verify", file]).status == 0)
     }

@@ -80,7 +80,9 @@ struct TasksCommandTests {
     try runner.tasks("add", "Buy milk")
     let count = { try self.database().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM action_log") } }
     let before = try count()
-    for command in [["rename", "9", "x"], ["delete", "9"], ["select", "9"], ["select", "first"], ["move", "1", "-1"]] {
+    for command in [
+      ["rename", "9", "x"], ["delete", "9"], ["select", "9"], ["select", "first"], ["move", "1", "-1"],
+    ] {
       let result = try runner.run("tasks", command)
       #expect(result.status != 0, "\(command)")
       #expect(!result.stderr.isEmpty)

@@ -199,7 +199,9 @@ enum CompactJSONEncoder {
       node.append(child)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+      NestedKey
+    > {
       let child = Node()
       node.append(child)
       return NodeEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)

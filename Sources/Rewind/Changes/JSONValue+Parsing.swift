@@ -166,7 +166,9 @@ extension JSONValue {
           // Copy one UTF-8 sequence.
           let length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
           guard index + length <= bytes.count else { throw error("truncated UTF-8") }
-          scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self).unicodeScalars)
+          scalars.append(
+            contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
+              .unicodeScalars)
           index += length
           continue
         }

@@ -51,12 +51,12 @@ extension HistoryLog {
       // Snapshots older than the base (kept labelled ones) have no log to walk from.
       arguments: [seq, seq, baseSeq])
     for row in rows {
-      let snapshotSeq = try row.checked("seq", in: "snapshots", as: Int64.self)
+      let snapshotSeq = try row.checked("seq", in: EngineTable.snapshots.name, as: Int64.self)
       // Saturating: a tampered seq far from `seq` must not overflow, only lose.
       let difference = snapshotSeq.subtractingReportingOverflow(seq)
       let distance = difference.overflow ? Int64.max : Int64(clamping: difference.partialValue.magnitude)
       if distance < best.1 {
-        best = (.snapshot(id: try row.checked("id", in: "snapshots"), seq: snapshotSeq), distance)
+        best = (.snapshot(id: try row.checked("id", in: EngineTable.snapshots.name), seq: snapshotSeq), distance)
       }
     }
     return best
@@ -135,11 +135,14 @@ extension HistoryLog {
 
   /// The rows of a `snapshots` row (with `seq`, `rows` and `checksum`), checked.
   func snapshotRows(_ row: Row) throws -> StateRows {
-    let seq = try row.checked("seq", in: "snapshots", as: Int64.self)
-    let json = try row.checked("rows", in: "snapshots", as: String.self)
-    if let checksum = try row.checked("checksum", in: "snapshots", as: String?.self), checksum != Self.checksum(json) {
+    let seq = try row.checked("seq", in: EngineTable.snapshots.name, as: Int64.self)
+    let json = try row.checked("rows", in: EngineTable.snapshots.name, as: String.self)
+    if let checksum = try row.checked("checksum", in: EngineTable.snapshots.name, as: String?.self),
+      checksum != Self.checksum(json)
+    {
       throw RewindError(
-        .corruptData, "the snapshot at seq \(seq) was modified after it was taken (its checksum does not match its rows)")
+        .corruptData,
+        "the snapshot at seq \(seq) was modified after it was taken (its checksum does not match its rows)")
     }
     return try StateRows(json: json, catalog: tables)
   }
@@ -165,8 +168,10 @@ extension HistoryLog {
   static func snapshots(_ db: Database) throws -> [SnapshotInfo] {
     try Row.fetchAll(db, sql: "SELECT label, seq, time, kind FROM snapshots ORDER BY seq, id").map {
       SnapshotInfo(
-        label: try $0.checked("label", in: "snapshots"), seq: try $0.checked("seq", in: "snapshots"),
-        time: try $0.checked("time", in: "snapshots"), kind: try $0.checked("kind", in: "snapshots"))
+        label: try $0.checked("label", in: EngineTable.snapshots.name),
+        seq: try $0.checked("seq", in: EngineTable.snapshots.name),
+        time: try $0.checked("time", in: EngineTable.snapshots.name),
+        kind: try $0.checked("kind", in: EngineTable.snapshots.name))
     }
   }
 }

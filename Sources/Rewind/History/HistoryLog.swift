@@ -42,19 +42,22 @@ struct HistoryLog {
   mutating func reload(_ db: Database) throws {
     dataVersion = try Self.dataVersion(db)
     try tables.reload(db)
-    baseSeq = try db.checkedInteger(
-      "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
-    guard baseSeq >= 0 else { throw RewindError(.corruptData, "rewind_meta.value of base_seq holds \(baseSeq), not a seq") }
+    baseSeq =
+      try db.checkedInteger(
+        "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
+    guard baseSeq >= 0 else {
+      throw RewindError(.corruptData, "rewind_meta.value of base_seq holds \(baseSeq), not a seq")
+    }
     lastSeq = try fileLastSeq(db)
     // Undone steps are the ones with the largest ids: walk down from the top while undone.
     nextUndo = nil
     nextRedo = nil
     let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
     while let step = try steps.next() {
-      if try step.checked("undone", in: "undo_steps", as: Bool.self) {
-        nextRedo = try step.checked("id", in: "undo_steps")
+      if try step.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self) {
+        nextRedo = try step.checked("id", in: EngineTable.undoSteps.name)
       } else {
-        nextUndo = try step.checked("id", in: "undo_steps")
+        nextUndo = try step.checked("id", in: EngineTable.undoSteps.name)
         break
       }
     }
@@ -70,16 +73,17 @@ struct HistoryLog {
         ORDER BY seq DESC LIMIT 1
         """)
     {
-      let kind = try row.checked("kind", in: "action_log", as: String.self)
-      let step = try row.checked("step", in: "action_log", as: Int64?.self)
-      let key = try row.checked("group_key", in: "action_log", as: String?.self)
+      let kind = try row.checked("kind", in: EngineTable.actionLog.name, as: String.self)
+      let step = try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self)
+      let key = try row.checked("group_key", in: EngineTable.actionLog.name, as: String?.self)
       if kind == LogEntry.Kind.action.rawValue, let step, step == nextUndo, let key {
         openGroup = (step, key)
       }
     }
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
     // next automatic one.
-    lastSnapshotSeq = max(try db.checkedInteger("SELECT max(seq) FROM snapshots", what: "snapshots.seq") ?? baseSeq, baseSeq)
+    lastSnapshotSeq = max(
+      try db.checkedInteger("SELECT max(seq) FROM snapshots", what: "snapshots.seq") ?? baseSeq, baseSeq)
   }
 
   /// The seq of the file's last entry, as it is inside the caller's transaction. Compaction can
@@ -127,9 +131,10 @@ struct HistoryLog {
 
   /// The validated row changes of a log row with `seq` and `changes` columns.
   func decodeChanges(_ row: Row) throws -> [RowChange] {
-    let seq = try row.checked("seq", in: "action_log", as: Int64.self)
+    let seq = try row.checked("seq", in: EngineTable.actionLog.name, as: Int64.self)
     do {
-      let changes = try RowChange.decodeJSON(try row.checked("changes", in: "action_log", as: String.self))
+      let changes = try RowChange.decodeJSON(
+        try row.checked("changes", in: EngineTable.actionLog.name, as: String.self))
       for change in changes { try tables.validate(change) }
       return changes
     } catch let error as RewindError {
@@ -146,7 +151,8 @@ struct HistoryLog {
     // transaction rolls back rather than overwrite anything.
     let (seq, overflow) = lastSeq.addingReportingOverflow(1)
     guard !overflow else {
-      throw RewindError(.corruptData, "action_log is at seq \(lastSeq), the largest there can be: no entry can follow it")
+      throw RewindError(
+        .corruptData, "action_log is at seq \(lastSeq), the largest there can be: no entry can follow it")
     }
     do {
       return try append(entry, seq: seq, db)
@@ -179,7 +185,9 @@ struct HistoryLog {
       }
       if let group, let open = openGroup, open.key == group {
         step = open.step
-        try db.cachedStatement(sql: "UPDATE undo_steps SET last_seq = ? WHERE id = ?").execute(arguments: [seq, open.step])
+        try db.cachedStatement(sql: "UPDATE undo_steps SET last_seq = ? WHERE id = ?").execute(arguments: [
+          seq, open.step,
+        ])
       } else {
         step = seq
         try db.cachedStatement(sql: "INSERT INTO undo_steps (id, last_seq, group_key) VALUES (?, ?, ?)")
@@ -244,10 +252,12 @@ struct HistoryLog {
     // Undone steps are the largest ids, so the next tops are the neighbours of `step`.
     if undoing {
       nextRedo = step
-      nextUndo = try db.checkedInteger("SELECT max(id) FROM undo_steps WHERE id < ?", arguments: [step], what: "undo_steps.id")
+      nextUndo = try db.checkedInteger(
+        "SELECT max(id) FROM undo_steps WHERE id < ?", arguments: [step], what: "undo_steps.id")
     } else {
       nextUndo = step
-      nextRedo = try db.checkedInteger("SELECT min(id) FROM undo_steps WHERE id > ?", arguments: [step], what: "undo_steps.id")
+      nextRedo = try db.checkedInteger(
+        "SELECT min(id) FROM undo_steps WHERE id > ?", arguments: [step], what: "undo_steps.id")
     }
     return StepMove(seq: seq, changes: changes)
   }
@@ -256,9 +266,10 @@ struct HistoryLog {
   /// repair when it next writes or opens) is part of that move: the next move of the step
   /// reverts it too, so undo then redo brings back what the repair cleared.
   private func extendApplication(endingAt previous: Int64, to seq: Int64, _ db: Database) throws {
-    guard let step = try db.checkedInteger(
-      "SELECT json_extract(payload, '$.step') FROM action_log WHERE seq = ? AND kind IN ('undo', 'redo')",
-      arguments: [previous], what: "the step named by the payload of action_log seq \(previous)")
+    guard
+      let step = try db.checkedInteger(
+        "SELECT json_extract(payload, '$.step') FROM action_log WHERE seq = ? AND kind IN ('undo', 'redo')",
+        arguments: [previous], what: "the step named by the payload of action_log seq \(previous)")
     else { return }
     try db.cachedStatement(sql: "UPDATE undo_steps SET applied_to = ? WHERE id = ? AND applied_to = ?")
       .execute(arguments: [seq, step, previous])
@@ -267,14 +278,15 @@ struct HistoryLog {
   /// The row changes of the step's latest application, merged per row: its own entries, or the
   /// undo or redo entry (and repair) that last moved it.
   func latestApplication(ofStep step: Int64, _ db: Database) throws -> [RowChange] {
-    guard let row = try Row.fetchOne(
-      db.cachedStatement(sql: "SELECT last_seq, undone, applied_from, applied_to FROM undo_steps WHERE id = ?"),
-      arguments: [step])
+    guard
+      let row = try Row.fetchOne(
+        db.cachedStatement(sql: "SELECT last_seq, undone, applied_from, applied_to FROM undo_steps WHERE id = ?"),
+        arguments: [step])
     else { throw RewindError(.corruptData, "undo step \(step) is missing from undo_steps") }
-    let undone = try row.checked("undone", in: "undo_steps", as: Bool.self)
+    let undone = try row.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self)
     var net = NetChanges()
-    if let from = try row.checked("applied_from", in: "undo_steps", as: Int64?.self),
-      let to = try row.checked("applied_to", in: "undo_steps", as: Int64?.self)
+    if let from = try row.checked("applied_from", in: EngineTable.undoSteps.name, as: Int64?.self),
+      let to = try row.checked("applied_to", in: EngineTable.undoSteps.name, as: Int64?.self)
     {
       let rows = try Row.fetchCursor(
         db.cachedStatement(sql: "SELECT seq, changes FROM action_log WHERE seq BETWEEN ? AND ? ORDER BY seq"),
@@ -282,14 +294,14 @@ struct HistoryLog {
       while let row = try rows.next() { for change in try decodeChanges(row) { net.add(change) } }
       return net.changes
     }
-    let last = try row.checked("last_seq", in: "undo_steps", as: Int64.self)
+    let last = try row.checked("last_seq", in: EngineTable.undoSteps.name, as: Int64.self)
     let rows = try Row.fetchCursor(
       db.cachedStatement(sql: "SELECT seq, changes, step FROM action_log WHERE seq BETWEEN ? AND ? ORDER BY seq"),
       arguments: [step, last])
     while let row = try rows.next() {
       // Entries in the range that are not the step's (a non-undoable action between two
       // grouped ones) are skipped; a step that is not an integer is damage, not "another step".
-      guard try row.checked("step", in: "action_log", as: Int64?.self) == step else { continue }
+      guard try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self) == step else { continue }
       for change in try decodeChanges(row) { net.add(change) }
     }
     // A step undone by an earlier release has no recorded application: its undo reverted its
@@ -335,7 +347,7 @@ struct HistoryLog {
   private func checkInvariants(after changes: [RowChange], moving step: Int64, _ db: Database) throws {
     var conflicts: [String] = []
     for change in changes {
-      if change.table == "list_entries", change.after != nil {
+      if change.table == EngineTable.listEntries.name, change.after != nil {
         guard let list = change.key["list"].flatMap(String.fromDatabaseValue), let table = tables.lists[list],
           let id = change.key["id"], let keyColumn = tables.keyColumns(of: table).first
         else { continue }
@@ -343,12 +355,15 @@ struct HistoryLog {
           conflicts.append("list_entries \(describe(change.key)) would name \(table) \(id), which does not exist")
         }
       } else if change.after == nil, change.before != nil, let keyColumn = tables.keyColumns(of: change.table).first,
-        change.table != "list_entries", change.table != "view_state", let id = change.key[keyColumn]
+        change.table != EngineTable.listEntries.name, change.table != EngineTable.viewState.name,
+        let id = change.key[keyColumn]
       {
         for (list, table) in tables.lists.sorted(by: { $0.key < $1.key }) where table == change.table {
-          if try currentRow(table: "list_entries", key: ["list": list.databaseValue, "id": id], db) != nil {
+          if try currentRow(table: EngineTable.listEntries.name, key: ["list": list.databaseValue, "id": id], db) != nil
+          {
             conflicts.append(
-              "\(change.table) \(describe(change.key)) would be deleted while list \(list) still holds it (list_entries \(describe(["list": list.databaseValue, "id": id])), written after the step)")
+              "\(change.table) \(describe(change.key)) would be deleted while list \(list) still holds it (list_entries \(describe(["list": list.databaseValue, "id": id])), written after the step)"
+            )
           }
         }
       }
@@ -356,7 +371,8 @@ struct HistoryLog {
     if !conflicts.isEmpty {
       throw RewindError(
         .conflict,
-        "step \(step) cannot be moved without breaking the state: \(conflicts.prefix(5).joined(separator: "; ")); nothing was changed")
+        "step \(step) cannot be moved without breaking the state: \(conflicts.prefix(5).joined(separator: "; ")); nothing was changed"
+      )
     }
   }
 
@@ -420,8 +436,9 @@ struct HistoryLog {
       SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \
       \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
       """
-    guard let row = try Row.fetchOne(
-      db.cachedStatement(sql: sql), arguments: StatementArguments(columns.map { key[$0] ?? .null }))
+    guard
+      let row = try Row.fetchOne(
+        db.cachedStatement(sql: sql), arguments: StatementArguments(columns.map { key[$0] ?? .null }))
     else { return nil }
     return Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
   }
@@ -436,8 +453,12 @@ struct HistoryLog {
     var undo: [Int64] = []
     let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
     while undo.count < max(limit, 0), let step = try steps.next() {
-      let id = try step.checked("id", in: "undo_steps", as: Int64.self)
-      if try step.checked("undone", in: "undo_steps", as: Bool.self) { redo.append(id) } else { undo.append(id) }
+      let id = try step.checked("id", in: EngineTable.undoSteps.name, as: Int64.self)
+      if try step.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self) {
+        redo.append(id)
+      } else {
+        undo.append(id)
+      }
     }
     func step(_ id: Int64) throws -> HistoryStep { try Self.step(id, db) }
     return HistoryStacks(undo: try undo.map(step), redo: try redo.reversed().prefix(max(limit, 0)).map(step))
@@ -455,9 +476,9 @@ struct HistoryLog {
       arguments: [id, id, id])
     return HistoryStep(
       id: id,
-      actions: try rows.map { try $0.checked("action", in: "action_log") },
-      seqs: try rows.map { try $0.checked("seq", in: "action_log") },
-      groupKey: try rows.first?.checked("group_key", in: "action_log", as: String?.self))
+      actions: try rows.map { try $0.checked("action", in: EngineTable.actionLog.name) },
+      seqs: try rows.map { try $0.checked("seq", in: EngineTable.actionLog.name) },
+      groupKey: try rows.first?.checked("group_key", in: EngineTable.actionLog.name, as: String?.self))
   }
 
   /// The step that the `undo` or `redo` entry `seq` reverted or reapplied, or `nil` when `seq`

@@ -22,7 +22,7 @@ struct LogEntry {
   var undo: UndoRecording
 
   /// Whether the entry changes the document (any table but `view_state`).
-  var changesDocument: Bool { changes.contains { $0.table != "view_state" } }
+  var changesDocument: Bool { changes.contains { $0.table != EngineTable.viewState.name } }
 }
 
 /// Which part of the state a jump moves.
@@ -37,8 +37,8 @@ public enum Timeline: String, Sendable, CaseIterable {
   func includes(_ table: String) -> Bool {
     switch self {
     case .all: true
-    case .document: table != "view_state"
-    case .view: table == "view_state"
+    case .document: table != EngineTable.viewState.name
+    case .view: table == EngineTable.viewState.name
     }
   }
 }

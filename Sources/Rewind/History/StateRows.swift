@@ -99,16 +99,21 @@ struct StateRows: Equatable {
   init(json: String, catalog: TableCatalog) throws {
     var decoded: [String: [[String: JSONValue]]] = [:]
     do {
-      guard case .object(let tables) = try JSONValue.parse(json) else { throw RewindError(.corruptData, "not an object") }
+      guard case .object(let tables) = try JSONValue.parse(json) else {
+        throw RewindError(.corruptData, "not an object")
+      }
       for (table, value) in tables {
         guard case .array(let rows) = value else { throw RewindError(.corruptData, "\(table) is not an array") }
         decoded[table] = try rows.map {
-          guard case .object(let row) = $0 else { throw RewindError(.corruptData, "a row of \(table) is not an object") }
+          guard case .object(let row) = $0 else {
+            throw RewindError(.corruptData, "a row of \(table) is not an object")
+          }
           return row
         }
       }
     } catch {
-      throw RewindError(.corruptData, "a snapshot is not a JSON object of row arrays", underlying: error as? RewindError)
+      throw RewindError(
+        .corruptData, "a snapshot is not a JSON object of row arrays", underlying: error as? RewindError)
     }
     self.init(empty: catalog)
     for (table, rows) in decoded {

@@ -13,21 +13,11 @@ struct TableCatalog {
 
   init(_ db: Database) throws { try reload(db) }
 
-  /// The columns the engine reads and writes in its own tables.
-  static let engineColumns: [String: [String]] = [
-    "rewind_meta": ["key", "value"],
-    "rewind_entity_tables": ["name", "key_column"],
-    "rewind_lists": ["name", "entity_table"],
-    "list_entries": ["list", "id", "position"],
-    "view_state": ["path", "value"],
-    "action_log": ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"],
-    "undo_steps": ["id", "last_seq", "group_key", "undone", "applied_from", "applied_to"],
-    "snapshots": ["id", "label", "seq", "time", "kind", "row_count", "rows", "checksum"],
-  ]
-
   mutating func reload(_ db: Database) throws {
     // A missing or altered engine table is refused here, with its name, before any use.
-    for (table, expected) in Self.engineColumns.sorted(by: { $0.key < $1.key }) {
+    // (grdb_migrations is checked where the schema version is read.)
+    for engineTable in EngineTable.allCases where engineTable != .migrations {
+      let (table, expected) = (engineTable.name, engineTable.columns)
       guard try db.tableExists(table) else {
         throw RewindError(.schemaMismatch, "the engine table \(table) is missing from the database")
       }
@@ -37,10 +27,10 @@ struct TableCatalog {
       }
     }
     columns = [:]
-    keys = ["list_entries": ["id", "list"], "view_state": ["path"]]
+    keys = [EngineTable.listEntries.name: ["id", "list"], EngineTable.viewState.name: ["path"]]
     for row in try Row.fetchAll(db, sql: "SELECT name, key_column FROM rewind_entity_tables") {
-      keys[try row.checked("name", in: "rewind_entity_tables", as: String.self)] = [
-        try row.checked("key_column", in: "rewind_entity_tables", as: String.self)
+      keys[try row.checked("name", in: EngineTable.entityTables.name, as: String.self)] = [
+        try row.checked("key_column", in: EngineTable.entityTables.name, as: String.self)
       ]
     }
     for name in keys.keys {
@@ -56,10 +46,11 @@ struct TableCatalog {
     }
     lists = [:]
     for row in try Row.fetchAll(db, sql: "SELECT name, entity_table FROM rewind_lists") {
-      let name = try row.checked("name", in: "rewind_lists", as: String.self)
-      let table = try row.checked("entity_table", in: "rewind_lists", as: String.self)
-      guard keys[table] != nil, table != "list_entries", table != "view_state" else {
-        throw RewindError(.corruptData, "rewind_lists: list \(name) orders ids of \(table), which is not a declared entity table")
+      let name = try row.checked("name", in: EngineTable.lists.name, as: String.self)
+      let table = try row.checked("entity_table", in: EngineTable.lists.name, as: String.self)
+      guard keys[table] != nil, table != EngineTable.listEntries.name, table != EngineTable.viewState.name else {
+        throw RewindError(
+          .corruptData, "rewind_lists: list \(name) orders ids of \(table), which is not a declared entity table")
       }
       lists[name] = table
     }
@@ -69,7 +60,9 @@ struct TableCatalog {
   var tableNames: [String] { columns.keys.sorted() }
 
   /// The declared entity tables, sorted.
-  var entityTables: [String] { tableNames.filter { $0 != "list_entries" && $0 != "view_state" } }
+  var entityTables: [String] {
+    tableNames.filter { $0 != EngineTable.listEntries.name && $0 != EngineTable.viewState.name }
+  }
 
   /// The columns of `table`'s primary key, sorted.
   func keyColumns(of table: String) -> [String] { keys[table] ?? [] }
@@ -121,7 +114,9 @@ struct TableCatalog {
     for row in [change.before, change.after] {
       guard let row else { continue }
       for (column, value) in change.key where row[column] != value {
-        throw RewindError(.corruptData, "a row of \(change.table) keyed \(describe(change.key)) holds \(column) = \(row[column] ?? .null)")
+        throw RewindError(
+          .corruptData,
+          "a row of \(change.table) keyed \(describe(change.key)) holds \(column) = \(row[column] ?? .null)")
       }
     }
     for row in [change.before ?? [:], change.after ?? [:]] {

@@ -75,7 +75,8 @@ enum DatabaseFile {
     if path.isEmpty || path == ":memory:" || path.hasPrefix("file:") {
       throw RewindError(
         .invalidPath,
-        "\(path.isEmpty ? "an empty path" : path) is not a file path: SQLite would open an in-memory or temporary database, and everything written to it would be lost when it closes; give a file path, or open an in-memory store on purpose with Store(inMemory:reducer:)")
+        "\(path.isEmpty ? "an empty path" : path) is not a file path: SQLite would open an in-memory or temporary database, and everything written to it would be lost when it closes; give a file path, or open an in-memory store on purpose with Store(inMemory:reducer:)"
+      )
     }
   }
 
@@ -129,14 +130,19 @@ enum DatabaseFile {
     }
     guard size % pageSize == 0 else {
       throw RewindError(
-        .corruptData, "\(path) is damaged: it is \(size) bytes long, not a whole number of \(pageSize)-byte pages (was it cut short?)")
+        .corruptData,
+        "\(path) is damaged: it is \(size) bytes long, not a whole number of \(pageSize)-byte pages (was it cut short?)"
+      )
     }
     func uint32(at offset: Int) -> Int64 { header[offset..<offset + 4].reduce(0) { $0 << 8 | Int64($1) } }
     let pageCountIsValid = uint32(at: 92) == uint32(at: 24)
-    let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
+    let walSize =
+      (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
     if pageCountIsValid, walSize == 0, uint32(at: 28) * pageSize > size {
       throw RewindError(
-        .corruptData, "\(path) is damaged: its header counts \(uint32(at: 28)) pages but the file holds \(size / pageSize) (was it cut short?)")
+        .corruptData,
+        "\(path) is damaged: its header counts \(uint32(at: 28)) pages but the file holds \(size / pageSize) (was it cut short?)"
+      )
     }
   }
 
@@ -161,7 +167,7 @@ enum DatabaseFile {
   /// Refuses a database that is not Rewind's, or is from a newer version.
   static func checkRewindTables(_ db: Database, path: String) throws -> Contents {
     let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-    guard tables.contains("rewind_meta"), tables.contains("grdb_migrations") else {
+    guard tables.contains(EngineTable.meta.name), tables.contains(EngineTable.migrations.name) else {
       throw RewindError(
         .notRewindDatabase,
         "\(path) is an SQLite database but not a Rewind database (it has no rewind_meta table)")

@@ -20,7 +20,7 @@ enum EngineMigrations {
 
   /// The identifiers of the migrations applied to the database, sorted.
   static func applied(_ db: Database) throws -> [String] {
-    guard try db.tableExists("grdb_migrations") else { return [] }
+    guard try db.tableExists(EngineTable.migrations.name) else { return [] }
     return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
   }
 
@@ -32,7 +32,8 @@ enum EngineMigrations {
     if applied.contains(where: { !known.contains($0) }) {
       throw RewindError(
         .newerSchema,
-        "\(path) was written by a newer Rewind (schema \(applied.last ?? "?"), this library knows up to \(embedded.last?.identifier ?? "?")); update the app to open it")
+        "\(path) was written by a newer Rewind (schema \(applied.last ?? "?"), this library knows up to \(embedded.last?.identifier ?? "?")); update the app to open it"
+      )
     }
   }
 
@@ -46,7 +47,7 @@ enum EngineMigrations {
   static func migrate(_ db: Database, path: String) throws {
     try checkNotNewer(db, path: path)
     guard try isPending(db) else { return }
-    if try !db.tableExists("grdb_migrations") {
+    if try !db.tableExists(EngineTable.migrations.name) {
       try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
     }
     let applied = Set(try applied(db))

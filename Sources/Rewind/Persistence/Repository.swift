@@ -51,8 +51,9 @@ final class Repository<State: PersistentState> {
       // file at once agree on which of them sets it up.
       history = try database.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
-          let isNew = try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") == 0
+          let isNew =
+            try Int.fetchOne(
+              db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") == 0
           if !isNew { _ = try DatabaseFile.checkRewindTables(db, path: name) }
           try EngineMigrations.migrate(db, path: name)
           try schema.setUp(db, initial: initialState)

@@ -15,7 +15,8 @@
 public struct Effect<Action: Sendable>: Sendable {
   indirect enum Operation: Sendable {
     case none
-    case run(@Sendable (Send<Action>) async throws -> Void, onError: (@Sendable (any Error, Send<Action>) async -> Void)?)
+    case run(
+      @Sendable (Send<Action>) async throws -> Void, onError: (@Sendable (any Error, Send<Action>) async -> Void)?)
     case cancellable(EffectID, cancelInFlight: Bool, Effect<Action>)
     case cancel(EffectID)
     case merge([Effect<Action>])

@@ -16,7 +16,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
       if try Bool.fetchOne(db, sql: "SELECT 1 FROM rewind_entity_tables WHERE name = ?", arguments: [table]) == true {
         throw RewindError(
           .schemaMismatch,
-          "the entity table \(table) is missing from the database, which registers it in rewind_entity_tables (was it dropped?); restore the file from a backup")
+          "the entity table \(table) is missing from the database, which registers it in rewind_entity_tables (was it dropped?); restore the file from a backup"
+        )
       }
       try E.createTable(db)
     }
@@ -80,13 +81,16 @@ final class EntityPart<Root, E: Entity>: StatePart {
       do {
         let entity = try E(row: Row(row))
         guard entity.id == id else {
-          throw RewindError(.corruptData, "a row of \(table) keyed \(describe(change.key)) decodes with id \(entity.id)")
+          throw RewindError(
+            .corruptData, "a row of \(table) keyed \(describe(change.key)) decodes with id \(entity.id)")
         }
         return (id, entity)
       } catch let error as RewindError {
         throw error
       } catch {
-        throw RewindError(.corruptData, "the row of \(table) keyed \(describe(change.key)) does not decode as \(E.self)", underlying: error)
+        throw RewindError(
+          .corruptData, "the row of \(table) keyed \(describe(change.key)) does not decode as \(E.self)",
+          underlying: error)
       }
     }
     let keyPath = keyPath

@@ -2,7 +2,7 @@ import GRDB
 
 /// An ``OrderedIDList`` persisted as `list_entries` rows.
 final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueConvertible>: StatePart {
-  static var table: String { "list_entries" }
+  static var table: String { EngineTable.listEntries.name }
   let keyPath: WritableKeyPath<Root, OrderedIDList<ID>>
   let name: String
   let entityTable: String

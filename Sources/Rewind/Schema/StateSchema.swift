@@ -96,8 +96,6 @@ protocol StatePart<Root> {
 struct PreparedChanges<Root> {
   fileprivate var updates: [(inout Root) -> Void] = []
 
-  fileprivate init(updates: [(inout Root) -> Void] = []) { self.updates = updates }
-
   func apply(to root: inout Root) {
     for update in updates { update(&root) }
   }

@@ -8,7 +8,7 @@ import GRDB
 /// differs, encodes it and compares the JSON of each property with the rows last written. That
 /// work follows the size of the view state, never the number of entities.
 final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
-  static var table: String { "view_state" }
+  static var table: String { EngineTable.viewState.name }
   let keyPath: WritableKeyPath<Root, V>
   let prefix: String
   /// The value as last written or loaded, and the rows the file holds for it: what the next
@@ -39,9 +39,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
       arguments: [pattern.replacingOccurrences(of: "_", with: "\\_")])
     var stored: [String: String] = [:]
     for row in rows {
-      let path = try row.checked("path", in: "view_state", as: String.self)
+      let path = try row.checked("path", in: EngineTable.viewState.name, as: String.self)
       if let property = property(ofPath: path) {
-        stored[property] = try row.checked("value", in: "view_state", as: String.self)
+        stored[property] = try row.checked("value", in: EngineTable.viewState.name, as: String.self)
       }
     }
     return try update(to: stored)
@@ -81,7 +81,8 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
       else { throw RewindError(.corruptData, "a view-state change has no valid path: \(describe(change.key))") }
       if let row = change.target(direction) {
         guard let json = row["value"].flatMap(String.fromDatabaseValue) else {
-          throw RewindError(.corruptData, "view_state \(path) would hold \(row["value"] ?? .null), which is not JSON text")
+          throw RewindError(
+            .corruptData, "view_state \(path) would hold \(row["value"] ?? .null), which is not JSON text")
         }
         rows[property] = json
       } else {
@@ -158,7 +159,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     do {
       return try JSONDecoder().decode(V.self, from: Data(text.utf8))
     } catch {
-      throw RewindError(.corruptData, "view state at \(prefix.isEmpty ? "the root" : prefix) does not decode as \(V.self)", underlying: error)
+      throw RewindError(
+        .corruptData, "view state at \(prefix.isEmpty ? "the root" : prefix) does not decode as \(V.self)",
+        underlying: error)
     }
   }
 }

@@ -93,7 +93,8 @@ extension Store {
         }))
   }
 
-  private func register<Child, ChildAction>(_ scope: ScopedStore<Child, ChildAction>) -> ScopedStore<Child, ChildAction> {
+  private func register<Child, ChildAction>(_ scope: ScopedStore<Child, ChildAction>) -> ScopedStore<Child, ChildAction>
+  {
     scopes.append(WeakScope(scope: scope, refresh: { [weak scope] in scope?.refresh() }))
     return scope
   }

@@ -120,7 +120,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     do {
       payload = try CompactJSONEncoder.encode(action)
     } catch {
-      throw RewindError(.commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)
+      throw RewindError(
+        .commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)
     }
     let name = Action.logName(customName: action.customName, payload: payload)
     var effect = Effect<Action>.none
@@ -146,7 +147,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
         rollingBack: { if reduced { rollBack(pending) } })
     } catch {
       if let error = error as? RewindError { throw error }
-      throw RewindError(.commitFailed, "committing \(name) failed; the state is as the file holds it", underlying: error)
+      throw RewindError(
+        .commitFailed, "committing \(name) failed; the state is as the file holds it", underlying: error)
     }
     didCommit()
     if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }

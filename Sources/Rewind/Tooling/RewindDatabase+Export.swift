@@ -53,7 +53,7 @@ extension RewindDatabase {
       out += entities.isEmpty ? "]" : "\n    ]"
     }
     out += "\n  },\n  \"lists\": {"
-    let entries = (rows.tables["list_entries"] ?? [:]).values
+    let entries = (rows.tables[EngineTable.listEntries.name] ?? [:]).values
     let byList = Dictionary(grouping: entries) { $0["list"].flatMap(String.fromDatabaseValue) ?? "" }
     for (index, list) in Set(catalog.lists.keys).union(byList.keys).sorted().enumerated() {
       out += index == 0 ? "\n    " : ",\n    "
@@ -61,7 +61,8 @@ extension RewindDatabase {
       out += ": ["
       let ordered = (byList[list] ?? []).sorted { a, b in
         let (pa, pb) = (a["position"] ?? .null, b["position"] ?? .null)
-        return pa != pb ? DatabaseValue.sqliteOrder(pa, pb) : DatabaseValue.sqliteOrder(a["id"] ?? .null, b["id"] ?? .null)
+        return pa != pb
+          ? DatabaseValue.sqliteOrder(pa, pb) : DatabaseValue.sqliteOrder(a["id"] ?? .null, b["id"] ?? .null)
       }
       for (idIndex, entry) in ordered.enumerated() {
         if idIndex > 0 { out += "," }
@@ -70,7 +71,7 @@ extension RewindDatabase {
       out += "]"
     }
     out += "\n  },\n  \"view\": {"
-    let view = rows.tables["view_state"] ?? [:]
+    let view = rows.tables[EngineTable.viewState.name] ?? [:]
     let paths = view.values.compactMap { row in row["path"].flatMap(String.fromDatabaseValue).map { ($0, row) } }
     for (index, (path, row)) in paths.sorted(by: { $0.0 < $1.0 }).enumerated() {
       out += index == 0 ? "\n    " : ",\n    "
@@ -161,7 +162,9 @@ extension RewindDatabase {
           throw invalid("\(table)[\(index)] has no \(keyColumns.joined(separator: ", "))")
         }
         guard rows.tables[table]![key] == nil else {
-          throw invalid("\(table) has two rows with \(keyColumns.joined(separator: ", ")) \(key.values.map(\.description).joined(separator: ", "))")
+          throw invalid(
+            "\(table) has two rows with \(keyColumns.joined(separator: ", ")) \(key.values.map(\.description).joined(separator: ", "))"
+          )
         }
         rows.tables[table]![key] = row
       }
@@ -171,7 +174,7 @@ extension RewindDatabase {
     if let unknown = Set(document.lists.keys).subtracting(catalog.lists.keys).sorted().first {
       throw invalid("order list \(unknown) does not exist in this database")
     }
-    let currentEntries = (current.tables["list_entries"] ?? [:]).values
+    let currentEntries = (current.tables[EngineTable.listEntries.name] ?? [:]).values
     for (list, values) in document.lists {
       let table = catalog.lists[list]!
       let keyColumn = catalog.keyColumns(of: table)[0]
@@ -196,11 +199,13 @@ extension RewindDatabase {
       for (index, id) in ids.enumerated() {
         let key: StateRows.Row = ["list": list.databaseValue, "id": id]
         if unchanged {
-          rows.tables["list_entries", default: [:]][key] = existing[index]
+          rows.tables[EngineTable.listEntries.name, default: [:]][key] = existing[index]
         } else {
           let next = PositionKey.between(position, nil)
           position = next
-          rows.tables["list_entries", default: [:]][key] = key.merging(["position": next.databaseValue]) { $1 }
+          rows.tables[EngineTable.listEntries.name, default: [:]][key] = key.merging(["position": next.databaseValue]) {
+            $1
+          }
         }
       }
     }
@@ -208,7 +213,7 @@ extension RewindDatabase {
     // View state, written as the store writes it, so an unchanged value is an unchanged row.
     // The tool has no app code to decode it with: each value must have the shape of the value
     // the file holds at that path now, which the app wrote (nulls are optionals set to nil).
-    let currentView = current.tables["view_state"] ?? [:]
+    let currentView = current.tables[EngineTable.viewState.name] ?? [:]
     for (path, value) in document.view {
       guard !path.isEmpty else { throw invalid("the view state has an empty path") }
       if let stored = currentView[["path": path.databaseValue]]?["value"].flatMap(String.fromDatabaseValue),
@@ -217,7 +222,9 @@ extension RewindDatabase {
         throw invalid("view state \(path) is \(problem); the app would not decode it")
       }
       let text = try CompactJSONEncoder.encode(value)
-      rows.tables["view_state"]![["path": path.databaseValue]] = ["path": path.databaseValue, "value": text.databaseValue]
+      rows.tables[EngineTable.viewState.name]![["path": path.databaseValue]] = [
+        "path": path.databaseValue, "value": text.databaseValue,
+      ]
     }
     return rows
   }
@@ -225,11 +232,13 @@ extension RewindDatabase {
   private static func describe(_ error: DecodingError) -> String {
     switch error {
     case .dataCorrupted(let context):
-      return context.codingPath.isEmpty ? "it is not valid JSON" : "\(path(context.codingPath)): \(context.debugDescription)"
+      return context.codingPath.isEmpty
+        ? "it is not valid JSON" : "\(path(context.codingPath)): \(context.debugDescription)"
     case .keyNotFound(let key, let context):
       return "\(path(context.codingPath + [key])) is missing"
     case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-      return "\(path(context.codingPath)) is not \(type == String.self ? "a string" : type == Int.self ? "an integer" : "of the expected type")"
+      return
+        "\(path(context.codingPath)) is not \(type == String.self ? "a string" : type == Int.self ? "an integer" : "of the expected type")"
     @unknown default:
       return "\(error)"
     }
@@ -297,7 +306,8 @@ extension RewindDatabase {
     for suffix in ["", "-wal", "-shm", "-journal"] {
       if let own = identity(self.path + suffix), own == target {
         throw RewindError(
-          .invalidPath, "\(path) is the database \(self.path + suffix) itself; writing the export there would destroy it")
+          .invalidPath,
+          "\(path) is the database \(self.path + suffix) itself; writing the export there would destroy it")
       }
     }
   }

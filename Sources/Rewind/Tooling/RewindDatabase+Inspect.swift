@@ -38,7 +38,9 @@ extension Inspection: CustomStringConvertible {
         + "undo: \(undoSteps) step\(undoSteps == 1 ? "" : "s")\(undoSteps > 0 ? " (can undo)" : ""); "
         + "redo: \(redoSteps) step\(redoSteps == 1 ? "" : "s")\(redoSteps > 0 ? " (can redo)" : "")")
     lines.append("Snapshots: \(snapshots.count)")
-    lines += snapshots.map { "  \($0.label.map { "\"\($0)\"" } ?? "(\($0.kind))") at seq \($0.seq), \($0.kind), \($0.time)" }
+    lines += snapshots.map {
+      "  \($0.label.map { "\"\($0)\"" } ?? "(\($0.kind))") at seq \($0.seq), \($0.kind), \($0.time)"
+    }
     return lines.joined(separator: "\n")
   }
 }
@@ -106,10 +108,16 @@ extension RewindDatabase {
           ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0.quotedDatabaseIdentifier)") ?? 0)
         },
         lists: try catalog.lists.keys.sorted().map {
-          ($0, catalog.lists[$0] ?? "", try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [$0]) ?? 0)
+          (
+            $0, catalog.lists[$0] ?? "",
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [$0]) ?? 0
+          )
         },
         viewState: try Row.fetchAll(db, sql: "SELECT path, value FROM view_state ORDER BY path").map {
-          (try $0.checked("path", in: "view_state"), try $0.checked("value", in: "view_state"))
+          (
+            try $0.checked("path", in: EngineTable.viewState.name),
+            try $0.checked("value", in: EngineTable.viewState.name)
+          )
         },
         lastSeq: history.lastSeq,
         baseSeq: history.baseSeq,
@@ -122,7 +130,9 @@ extension RewindDatabase {
   /// Log entries in seq order: those after `from` (when given), the last `last` of them (when
   /// given).
   public func log(from: Int64? = nil, last: Int? = nil) throws -> [LogRecord] {
-    if let last, last < 0 { throw RewindError(.unknownSeq, "the number of entries to list must be 0 or more, not \(last)") }
+    if let last, last < 0 {
+      throw RewindError(.unknownSeq, "the number of entries to list must be 0 or more, not \(last)")
+    }
     return try queue.read { db in
       var sql = "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq >= ?"
       var arguments: StatementArguments = [from ?? 0]
@@ -134,10 +144,14 @@ extension RewindDatabase {
       }
       return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
         LogRecord(
-          seq: try $0.checked("seq", in: "action_log"), time: try $0.checked("time", in: "action_log"),
-          kind: try $0.checked("kind", in: "action_log"), action: try $0.checked("action", in: "action_log"),
-          payload: try $0.checked("payload", in: "action_log"), changes: try $0.checked("changes", in: "action_log"),
-          step: try $0.checked("step", in: "action_log"), groupKey: try $0.checked("group_key", in: "action_log"))
+          seq: try $0.checked("seq", in: EngineTable.actionLog.name),
+          time: try $0.checked("time", in: EngineTable.actionLog.name),
+          kind: try $0.checked("kind", in: EngineTable.actionLog.name),
+          action: try $0.checked("action", in: EngineTable.actionLog.name),
+          payload: try $0.checked("payload", in: EngineTable.actionLog.name),
+          changes: try $0.checked("changes", in: EngineTable.actionLog.name),
+          step: try $0.checked("step", in: EngineTable.actionLog.name),
+          groupKey: try $0.checked("group_key", in: EngineTable.actionLog.name))
       }
     }
   }

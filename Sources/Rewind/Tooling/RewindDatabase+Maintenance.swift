@@ -53,8 +53,9 @@ extension RewindDatabase {
       // Start from the base: empty tables, or the state compaction folded history into.
       var replayed = StateRows(empty: catalog)
       if history.baseSeq > 0 {
-        guard let base = try Row.fetchOne(
-          db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
+        guard
+          let base = try Row.fetchOne(
+            db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
         else {
           report.problems.append("history starts after seq \(history.baseSeq) but there is no base snapshot")
           return
@@ -78,10 +79,10 @@ extension RewindDatabase {
         let seq: Int64
         let action: String
         do {
-          seq = try entry.checked("seq", in: "action_log")
-          action = try entry.checked("action", in: "action_log")
-          _ = try entry.checked("step", in: "action_log", as: Int64?.self)
-          let kind = try entry.checked("kind", in: "action_log", as: String.self)
+          seq = try entry.checked("seq", in: EngineTable.actionLog.name)
+          action = try entry.checked("action", in: EngineTable.actionLog.name)
+          _ = try entry.checked("step", in: EngineTable.actionLog.name, as: Int64?.self)
+          let kind = try entry.checked("kind", in: EngineTable.actionLog.name, as: String.self)
           if LogEntry.Kind(rawValue: kind) == nil {
             report.problems.append("seq \(seq) (\(action)): kind \(kind) is not a kind of log entry")
           }
@@ -89,7 +90,9 @@ extension RewindDatabase {
           report.problems.append(error.message)
           break
         }
-        while nextSnapshot < snapshots.count, try snapshots[nextSnapshot].checked("seq", in: "snapshots", as: Int64.self) < seq {
+        while nextSnapshot < snapshots.count,
+          try snapshots[nextSnapshot].checked("seq", in: EngineTable.snapshots.name, as: Int64.self) < seq
+        {
           try check(snapshots[nextSnapshot], against: replayed)
           nextSnapshot += 1
         }
@@ -108,7 +111,8 @@ extension RewindDatabase {
           let actual = replayed.tables[change.table]?[change.key]
           if actual != change.before {
             report.problems.append(
-              "seq \(seq) (\(action)): \(change.table) \(describe(change.key)) should be \(describe(change.before)) before the change, but replay has \(describe(actual))")
+              "seq \(seq) (\(action)): \(change.table) \(describe(change.key)) should be \(describe(change.before)) before the change, but replay has \(describe(actual))"
+            )
           }
         }
         replayed.apply(changes, .forward)
@@ -133,7 +137,8 @@ extension RewindDatabase {
       let tables = try StateRows(db, catalog: catalog)
       for change in tables.changes(to: replayed).prefix(20) {
         report.problems.append(
-          "\(change.table) \(describe(change.key)): the table has \(describe(change.before)), the log says \(describe(change.after))")
+          "\(change.table) \(describe(change.key)): the table has \(describe(change.before)), the log says \(describe(change.after))"
+        )
       }
       if report.problems.count == problemsBefore {
         report.passed.append("tables: \(catalog.tableNames.joined(separator: ", ")) match the replayed log exactly")
@@ -144,9 +149,10 @@ extension RewindDatabase {
         let seq: Int64
         let stored: StateRows
         do {
-          name = try (snapshot.checked("label", in: "snapshots", as: String?.self)).map { "\"\($0)\"" }
-            ?? "(\(try snapshot.checked("kind", in: "snapshots", as: String.self)))"
-          seq = try snapshot.checked("seq", in: "snapshots")
+          name =
+            try (snapshot.checked("label", in: EngineTable.snapshots.name, as: String?.self)).map { "\"\($0)\"" }
+            ?? "(\(try snapshot.checked("kind", in: EngineTable.snapshots.name, as: String.self)))"
+          seq = try snapshot.checked("seq", in: EngineTable.snapshots.name)
           stored = try history.snapshotRows(snapshot)
         } catch let error as RewindError {
           report.problems.append("snapshot: \(error.message)")
@@ -182,7 +188,8 @@ extension RewindDatabase {
     if let first = health.problems.first {
       throw RewindError(
         .corruptData,
-        "refusing to compact: verify finds \(health.problems.count) problem\(health.problems.count == 1 ? "" : "s"), the first: \(first)")
+        "refusing to compact: verify finds \(health.problems.count) problem\(health.problems.count == 1 ? "" : "s"), the first: \(first)"
+      )
     }
     let bytesBefore = fileSize()
     let result = try write { db, history -> (base: Int64, removed: Int)? in
@@ -192,7 +199,8 @@ extension RewindDatabase {
         "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1", what: "undo_steps.applied_from")
       let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
       let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
-      let base = min(requested.overflow ? .min : requested.partialValue, beforeRedo.overflow ? .min : beforeRedo.partialValue)
+      let base = min(
+        requested.overflow ? .min : requested.partialValue, beforeRedo.overflow ? .min : beforeRedo.partialValue)
       guard base > history.baseSeq else { return nil }
       let rows = try history.rows(at: base, db)
       progress(1, 3)
@@ -215,7 +223,8 @@ extension RewindDatabase {
       return (base, removed)
     }
     guard let result else {
-      return CompactionReport(baseSeq: history.baseSeq, entriesRemoved: 0, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
+      return CompactionReport(
+        baseSeq: history.baseSeq, entriesRemoved: 0, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
     }
     try queue.vacuum()
     try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }

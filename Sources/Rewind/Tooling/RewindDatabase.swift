@@ -179,7 +179,9 @@ public final class RewindDatabase {
   @discardableResult
   public func restore(snapshot label: String) throws -> Int64? {
     try write { db, history in
-      guard let row = try Row.fetchOne(db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE label = ?", arguments: [label])
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE label = ?", arguments: [label])
       else {
         throw RewindError(.snapshotLabel, "there is no snapshot labelled \(label)")
       }

@@ -117,7 +117,8 @@ struct HistoryModel {
     func view(_ property: String) -> Key { Key(table: "view", key: property) }
     func listKey(_ list: String, _ id: Int64) -> Key { Key(table: "list", key: "\(list)|\(id)") }
     func newKey(_ list: [(position: String, id: Int64)], at offset: Int) -> String {
-      PositionKey.between(offset > 0 ? list[offset - 1].position : nil, offset < list.count ? list[offset].position : nil)
+      PositionKey.between(
+        offset > 0 ? list[offset - 1].position : nil, offset < list.count ? list[offset].position : nil)
     }
     func append(_ id: Int64, to name: String) {
       let members = self.list(name, in: rows)
@@ -189,7 +190,11 @@ struct HistoryModel {
 
   // MARK: - History rules
 
-  enum Undo { case none, step(String?), joinLastStep }
+  enum Undo {
+    case none
+    case step(String?)
+    case joinLastStep
+  }
 
   func diff(from old: Rows, to new: Rows, tables: Set<String>? = nil) -> [Change] {
     Set(old.keys).union(new.keys).sorted().compactMap { key in
@@ -211,7 +216,9 @@ struct HistoryModel {
 
   /// Appends an entry (rows written), with the engine's step rules. Returns its seq.
   @discardableResult
-  mutating func append(kind: String, changes: [Change], undo: Undo, lastStep: Int64? = nil, moved: Int64? = nil) -> Int64 {
+  mutating func append(kind: String, changes: [Change], undo: Undo, lastStep: Int64? = nil, moved: Int64? = nil)
+    -> Int64
+  {
     let seq = lastSeq + 1
     // A repair right after an undo or redo belongs to that move's application.
     if kind == "repair", let previous = log.last, previous.seq == lastSeq, let step = previous.moved,
@@ -240,7 +247,8 @@ struct HistoryModel {
       group = key
     }
     for change in changes { rows[change.key] = change.after }
-    log.append(LogEntry(seq: seq, kind: kind, changes: changes, step: step, group: step == nil ? nil : group, moved: moved))
+    log.append(
+      LogEntry(seq: seq, kind: kind, changes: changes, step: step, group: step == nil ? nil : group, moved: moved))
     lastSeq = seq
     states[seq] = rows
     return seq
@@ -276,7 +284,9 @@ struct HistoryModel {
       case (let before?, nil): target = current ?? before
       case (let before?, let after?):
         guard var row = current else { return nil }
-        for column in Set(before.keys).union(after.keys) where row[column] == after[column] { row[column] = before[column] }
+        for column in Set(before.keys).union(after.keys) where row[column] == after[column] {
+          row[column] = before[column]
+        }
         target = row
       }
       return target == current ? nil : Change(key: change.key, before: current, after: target)
@@ -363,7 +373,8 @@ struct HistoryModel {
       model.stores[store].largest = largest
       let changes = model.diff(from: model.rows, to: new)
       guard !changes.isEmpty else { return .unchanged }
-      return .logged(model.append(kind: "action", changes: changes, undo: action.isUndoable ? .step(action.undoGroup) : .none))
+      return .logged(
+        model.append(kind: "action", changes: changes, undo: action.isUndoable ? .step(action.undoGroup) : .none))
     }
   }
 
@@ -432,7 +443,9 @@ struct HistoryModel {
       let current = list(name, in: rows)
       let wanted = list(name, in: states[seq]!).map(\.id)
       if current.map(\.id) == wanted {
-        for member in current { target[Key(table: "list", key: "\(name)|\(member.id)")] = ["position": member.position] }
+        for member in current {
+          target[Key(table: "list", key: "\(name)|\(member.id)")] = ["position": member.position]
+        }
       } else {
         var position: String?
         for id in wanted {

@@ -1,0 +1,33 @@
+/// The engine's own tables, as `migrations/*.sql` creates them: the one place the Swift code
+/// names them and their columns. (SQL statements spell them out, as SQL reads best; every
+/// statement runs against the real schema in the tests.)
+enum EngineTable: String, CaseIterable, Sendable {
+  case meta = "rewind_meta"
+  case entityTables = "rewind_entity_tables"
+  case lists = "rewind_lists"
+  case listEntries = "list_entries"
+  case viewState = "view_state"
+  case actionLog = "action_log"
+  case undoSteps = "undo_steps"
+  case snapshots = "snapshots"
+  /// The applied engine migrations, in GRDB's format (files of release 0.1 have it).
+  case migrations = "grdb_migrations"
+
+  /// The table's name in the database.
+  var name: String { rawValue }
+
+  /// The columns the engine reads and writes; opening checks that each is present.
+  var columns: [String] {
+    switch self {
+    case .meta: ["key", "value"]
+    case .entityTables: ["name", "key_column"]
+    case .lists: ["name", "entity_table"]
+    case .listEntries: ["list", "id", "position"]
+    case .viewState: ["path", "value"]
+    case .actionLog: ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"]
+    case .undoSteps: ["id", "last_seq", "group_key", "undone", "applied_from", "applied_to"]
+    case .snapshots: ["id", "label", "seq", "time", "kind", "row_count", "rows", "checksum"]
+    case .migrations: ["identifier"]
+    }
+  }
+}
