@@ -82,10 +82,17 @@ extension ActionCommand {
   }
 }
 
-/// A task id that must exist.
+/// A task id that must exist; the error names the ids there are.
 func existing(_ id: Int64, in state: TasksState) throws -> Int64 {
-  guard state.tasks.contains(id: id) else { throw CLIError("No task with id \(id).") }
-  return id
+  guard !state.tasks.contains(id: id) else { return id }
+  let ids = state.tasks.ids.sorted()
+  let known =
+    switch ids.count {
+    case 0: "there are no tasks"
+    case 1...10: "the ids are \(ids.map(String.init).joined(separator: ", "))"
+    default: "the ids are \(ids.prefix(10).map(String.init).joined(separator: ", ")) and \(ids.count - 10) more"
+    }
+  throw CLIError("No task with id \(id): \(known).")
 }
 
 /// A command that could not do its work; ArgumentParser prints it on stderr and exits 1.

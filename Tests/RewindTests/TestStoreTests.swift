@@ -263,3 +263,23 @@ final class TestStoreXCTestReportingTests: XCTestCase {
       """)
   }
 }
+
+/// The failure the Testing article shows is the one the test store prints.
+@MainActor
+struct TestStoreArticleTests {
+  @Test func theArticlesDiffIsTheRealOne() async throws {
+    let store = try TestStore(initialState: NotesState(), reducer: NotesReducer())
+    try await store.send(.write(text: "Buy milk")) {
+      $0.notes.insert(Note(id: 1, text: "Buy milk"))
+      $0.order.append(1)
+    }
+    let message = await TestStoreTests().recordedIssue {
+      try await store.send(.write(text: "Eggs"))
+    }
+    let article = try String(
+      contentsOf: DocumentationSamplesTests.root.appendingPathComponent("Sources/Rewind/Rewind.docc/Testing.md"),
+      encoding: .utf8)
+    #expect(!message.isEmpty)
+    #expect(article.contains("```\n\(message)\n```"), "the article should show:\n\(message)")
+  }
+}

@@ -41,6 +41,7 @@ struct CommandLineTests {
     )
     try expectRefusal(
       "tasks", ["move", "2", "3"], saying: "Position 3 is out of range: the list has 3 tasks, so positions are 0...2.")
+    try expectRefusal("tasks", ["toggle", "-4"], saying: "No task with id -4: the ids are 1, 2, 3.")
     try expectRefusal("tasks", ["scroll", "-5"], saying: "The offset must be a number of points, 0 or more, not -5.0.")
     try expectRefusal("tasks", ["history", "--limit", "-1"], saying: "--limit must be 0 or more, not -1.")
     try expectRefusal("tasks", ["jump", "-3"], saying: "there is no seq -3 in the log (it holds 0 to 4)")
