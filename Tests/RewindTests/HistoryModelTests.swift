@@ -6,8 +6,8 @@ import Testing
 @testable import Rewind
 
 /// The model-based test of issue 10: random interleavings of every operation on one file (two
-/// stores, the `rewind` tool's writes (undo, redo, restore, import, snapshot, compact),
-/// reopening, injected commit failures) compared with
+/// stores, the `rewind` tool's writes (undo, redo, restore, import, snapshot, compact) and
+/// backups, reopening (which must not write unless it logs), injected commit failures) compared with
 /// ``HistoryModel`` after each step: the acting store's memory equals the file, every store's
 /// memory equals the file at the seq it has seen, the file equals the model (state, raw rows,
 /// undo stacks), and `verify` is clean.
@@ -125,8 +125,14 @@ struct ModelRun {
         { try stores[store].jump(to: seq, timeline: timeline) }, "store \(store) jump \(seq) \(timeline)")
     case 30..<32:
       if failing { try injectFailure(into: store, on: false) }
+      let walBefore = walSize()
+      let lastSeq = model.lastSeq
       stores[store] = try JournalStore.journal(path: path)
       model.reopen(store: store)
+      // Opening writes only when it logs something (a repair of what others left dangling).
+      if model.lastSeq == lastSeq {
+        #expect(walSize() == walBefore, "reopening store \(store) wrote to the file and logged nothing")
+      }
       return "store \(store) reopened"
     case 32, 33:
       return try expect(
@@ -138,9 +144,20 @@ struct ModelRun {
       let seq = target(code / 40)
       return try expect(
         model.restore(to: seq), { try RewindDatabase(path: path).restore(to: seq) }, "tool restore \(seq)")
-    case 37:
+    case 37 where (code / 40) % 2 == 0:
       _ = try RewindDatabase(path: path).snapshot(label: "s\(model.lastSeq)-\(code)")
       return "tool snapshot"
+    case 37:
+      // A backup holds the state as of its commit, with its whole history, and changes nothing.
+      let copy = directory.path("backup-\(model.lastSeq)-\(code).sqlite")
+      try RewindDatabase(path: path, readOnly: true).backup(to: copy)
+      #expect(try state(at: copy) == model.state(model.rows), "backup: the copy differs from the model")
+      let original = try RewindDatabase(path: path, readOnly: true)
+      let backup = try RewindDatabase(path: copy, readOnly: true)
+      #expect(try backup.inspect().lastSeq == model.lastSeq, "backup: the copy's last seq")
+      let seq = target(code / 40)
+      #expect(try backup.export(at: seq) == original.export(at: seq), "backup: export --at \(seq)")
+      return "tool backup"
     case 38, 39:
       let seq = target(code / 40)
       return try expect(
@@ -170,12 +187,20 @@ struct ModelRun {
   }
 
   /// The state as the file holds it, read without writing.
-  func fileState() throws -> JournalState {
+  func fileState() throws -> JournalState { try state(at: path) }
+
+  /// The state a database file holds, read without writing.
+  func state(at path: String) throws -> JournalState {
     let schema = JournalState.schema
     var state = JournalState()
     try schema.takeDefaults(from: state)
     try DatabaseQueue(path: path).read { db in try schema.load(db).apply(to: &state) }
     return state
+  }
+
+  /// The size of the file's write-ahead log: it grows with every commit.
+  func walSize() -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.int64Value ?? 0
   }
 
   func check(after step: String) throws {
@@ -218,7 +243,7 @@ struct ModelRun {
     #expect(real.0.undo.map(\.id) == model.stacks.undo, "\(step): undo stack")
     #expect(real.0.redo.map(\.id) == model.stacks.redo, "\(step): redo stack")
     #expect(real.1 == model.lastSeq, "\(step): last seq")
-    let report = try RewindDatabase(path: path).verify()
+    let report = try RewindDatabase(path: path, readOnly: true).verify()
     #expect(report.problems == [], "\(step): verify")
   }
 }
