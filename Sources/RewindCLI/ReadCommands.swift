@@ -163,9 +163,7 @@ struct Backup: ParsableCommand {
   @Argument(help: ArgumentHelp("The new file to write.", valueName: "out")) var output: String
 
   func run() throws {
-    let opened = try database.openForReading()
-    try opened.backup(to: output)
-    let seq = try RewindDatabase(path: output, readOnly: true).inspect().lastSeq
+    let seq = try database.openForReading().backup(to: output)
     print("\(output): a verified copy of \(database.path) at seq \(seq).")
   }
 }

@@ -150,7 +150,7 @@ struct ModelRun {
     case 37:
       // A backup holds the state as of its commit, with its whole history, and changes nothing.
       let copy = directory.path("backup-\(model.lastSeq)-\(code).sqlite")
-      try RewindDatabase(path: path, readOnly: true).backup(to: copy)
+      #expect(try RewindDatabase(path: path, readOnly: true).backup(to: copy) == model.lastSeq)
       #expect(try state(at: copy) == model.state(model.rows), "backup: the copy differs from the model")
       let original = try RewindDatabase(path: path, readOnly: true)
       let backup = try RewindDatabase(path: copy, readOnly: true)

@@ -266,11 +266,7 @@ struct HistoryLog {
   /// repair when it next writes or opens) is part of that move: the next move of the step
   /// reverts it too, so undo then redo brings back what the repair cleared.
   private func extendApplication(endingAt previous: Int64, to seq: Int64, _ db: Database) throws {
-    guard
-      let step = try db.checkedInteger(
-        "SELECT json_extract(payload, '$.step') FROM action_log WHERE seq = ? AND kind IN ('undo', 'redo')",
-        arguments: [previous], what: "the step named by the payload of action_log seq \(previous)")
-    else { return }
+    guard let step = try Self.stepID(movedBy: previous, db) else { return }
     try db.cachedStatement(sql: "UPDATE undo_steps SET applied_to = ? WHERE id = ? AND applied_to = ?")
       .execute(arguments: [seq, step, previous])
   }
@@ -484,12 +480,14 @@ struct HistoryLog {
   /// The step that the `undo` or `redo` entry `seq` reverted or reapplied, or `nil` when `seq`
   /// is no such entry.
   static func step(movedBy seq: Int64, _ db: Database) throws -> HistoryStep? {
-    guard
-      let id = try db.checkedInteger(
-        "SELECT json_extract(payload, '$.step') FROM action_log WHERE seq = ? AND kind IN ('undo', 'redo')",
-        arguments: [seq], what: "the step named by the payload of action_log seq \(seq)")
-    else { return nil }
-    return try step(id, db)
+    try stepID(movedBy: seq, db).map { try step($0, db) }
+  }
+
+  /// The id of the step that the `undo` or `redo` entry `seq` moved, from its payload.
+  static func stepID(movedBy seq: Int64, _ db: Database) throws -> Int64? {
+    try db.checkedInteger(
+      "SELECT json_extract(payload, '$.step') FROM action_log WHERE seq = ? AND kind IN ('undo', 'redo')",
+      arguments: [seq], what: "the step named by the payload of action_log seq \(seq)")
   }
 }
 

@@ -24,7 +24,7 @@ enum DatabaseFile {
     do {
       queue = try DatabaseQueue(path: path, configuration: configuration)
     } catch let error as DatabaseError where configuration.readonly && cannotOpenWAL(error, path: path) {
-      queue = try openImmutable(path: path, configuration: configuration, after: error)
+      queue = try openImmutable(path: path, configuration: configuration)
     } catch let error as DatabaseError
       where (error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN) && !canWrite(path)
     {
@@ -49,16 +49,18 @@ enum DatabaseFile {
   /// WAL database needs (a read-only folder) while no `-wal` file holds commits.
   private static func cannotOpenWAL(_ error: DatabaseError, path: String) -> Bool {
     guard error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN else { return false }
-    let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value
-    return (walSize ?? 0) == 0
+    return walSize(of: path) == 0
+  }
+
+  /// The size of the file's write-ahead log, 0 if it has none.
+  private static func walSize(of path: String) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.int64Value ?? 0
   }
 
   /// Opens the file as immutable: SQLite reads the main file alone, with no `-shm`. Right for
   /// a file no one can be writing: in a folder where the `-wal` file cannot be created, no
   /// connection can commit in WAL mode.
-  private static func openImmutable(path: String, configuration: Configuration, after error: DatabaseError) throws
-    -> DatabaseQueue
-  {
+  private static func openImmutable(path: String, configuration: Configuration) throws -> DatabaseQueue {
     let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
     do {
       return try DatabaseQueue(path: "file:\(encoded)?immutable=1", configuration: configuration)
@@ -136,9 +138,7 @@ enum DatabaseFile {
     }
     func uint32(at offset: Int) -> Int64 { header[offset..<offset + 4].reduce(0) { $0 << 8 | Int64($1) } }
     let pageCountIsValid = uint32(at: 92) == uint32(at: 24)
-    let walSize =
-      (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
-    if pageCountIsValid, walSize == 0, uint32(at: 28) * pageSize > size {
+    if pageCountIsValid, walSize(of: path) == 0, uint32(at: 28) * pageSize > size {
       throw RewindError(
         .corruptData,
         "\(path) is damaged: its header counts \(uint32(at: 28)) pages but the file holds \(size / pageSize) (was it cut short?)"

@@ -30,6 +30,7 @@ import Observation
 /// - ``canRedo``
 /// - ``jump(to:timeline:)``
 /// - ``historyStacks(limit:)``
+/// - ``step(movedBy:)``
 @MainActor
 public final class Store<State: PersistentState, Action: LoggedAction>: Observable {
   var current: State
@@ -174,9 +175,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// has nothing to change; returns `false`, with memory untouched, when it has (the repair
   /// must be logged, in a write).
   private func loadWithoutWriting() throws -> Bool {
-    let (history, update) = try repository.database.read { db in
-      (try HistoryLog(db), try repository.schema.load(db))
-    }
+    let (history, update) = try readFile()
     var loaded = current
     update.apply(to: &loaded)
     loaded.repairViewState()
@@ -248,14 +247,17 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// had moved. If the file cannot be read now, the next write reads it first.
   func resync() {
     do {
-      let (history, update) = try repository.database.read { db in
-        (try HistoryLog(db), try repository.schema.load(db))
-      }
+      let (history, update) = try readFile()
       update.apply(to: &current)
       repository.history = history
     } catch {
       mustReload = true
     }
+  }
+
+  /// The position and the whole state as the file holds them, read in one read transaction.
+  private func readFile() throws -> (HistoryLog, PreparedChanges<State>) {
+    try repository.database.read { db in (try HistoryLog(db), try repository.schema.load(db)) }
   }
 
   /// Tells observers that a commit moved the state and the history. (``canUndo`` and

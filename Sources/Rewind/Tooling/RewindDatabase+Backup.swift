@@ -8,16 +8,16 @@ extension RewindDatabase {
   /// A plain file copy of a live database is unsafe: the latest commits may still be in the
   /// `-wal` file, so a copy without it is an older state (or a damaged one, if a checkpoint
   /// runs during the copy), and a copy placed next to a stale `-wal` file takes that file's
-  /// pages. This copy is SQLite's `VACUUM INTO`, read in one read transaction: the state as of
-  /// one commit, in a single file, while apps keep writing. Works on a database opened
-  /// read-only.
+  /// pages. This copy is SQLite's `VACUUM INTO`, which reads the database in one transaction:
+  /// the state as of one commit, in a single file, while apps keep writing. Works on a
+  /// database opened read-only.
   ///
-  /// - Returns: the verification report of the copy (healthy when this returns).
+  /// - Returns: the seq the copy is at (the last entry of its log).
   /// - Throws: ``RewindError/Code/invalidPath`` if `destination` exists (nothing is
   ///   overwritten); ``RewindError/Code/corruptData`` if the copy does not verify, in which case
   ///   it is deleted.
   @discardableResult
-  public func backup(to destination: String) throws -> VerificationReport {
+  public func backup(to destination: String) throws -> Int64 {
     try DatabaseFile.checkPath(destination)
     // O_EXCL: never write over an existing file, the database itself included.
     let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -29,11 +29,11 @@ extension RewindDatabase {
     do {
       // Outside any transaction (SQLite runs VACUUM in its own); writes only the new file.
       try queue.inDatabase { db in try db.execute(sql: "VACUUM INTO ?", arguments: [destination]) }
-      let report = try RewindDatabase(path: destination, readOnly: true).verify()
-      if let first = report.problems.first {
+      let copy = try RewindDatabase(path: destination, readOnly: true)
+      if let first = try copy.verify().problems.first {
         throw RewindError(.corruptData, "the backup at \(destination) does not verify: \(first)")
       }
-      return report
+      return copy.history.lastSeq
     } catch {
       unlink(destination)
       if let error = error as? RewindError { throw error }

@@ -18,11 +18,16 @@ import GRDB
 /// running store applies what the tool wrote before its next write.
 ///
 /// ## Topics
+/// ### Opening
+/// - ``init(path:readOnly:)``
+/// - ``isReadOnly``
 /// ### Reading
 /// - ``inspect()``
 /// - ``log(from:last:)``
 /// - ``export(at:)``
 /// - ``snapshots()``
+/// - ``step(movedBy:)``
+/// - ``backup(to:)``
 /// ### Writing history
 /// - ``undo()``
 /// - ``redo()``
