@@ -37,7 +37,8 @@ extension ParsableCommand {
     }
     guard let word = remaining.first else { return nil }
     let names = configuration.subcommands.map { $0._commandName }
-    guard !names.contains(word) else { return nil }
+    // `help` is ArgumentParser's own: `tasks help add`.
+    guard !names.contains(word), word != "help" else { return nil }
     let nearest =
       names
       .map { (name: $0, distance: editDistance(word, $0)) }

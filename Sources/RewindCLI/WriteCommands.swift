@@ -8,7 +8,7 @@ struct Undo: ParsableCommand {
   @OptionGroup var database: DatabaseArgument
   func run() throws {
     let database = try database.open()
-    guard let seq = try database.undo() else { throw CLIError("nothing to undo") }
+    guard let seq = try database.undo() else { throw CLIError("Nothing to undo.") }
     print("\(seq) undo: reverted \(try database.step(movedBy: seq).map(String.init(describing:)) ?? "a step")")
   }
 }
@@ -19,7 +19,7 @@ struct Redo: ParsableCommand {
   @OptionGroup var database: DatabaseArgument
   func run() throws {
     let database = try database.open()
-    guard let seq = try database.redo() else { throw CLIError("nothing to redo") }
+    guard let seq = try database.redo() else { throw CLIError("Nothing to redo.") }
     print("\(seq) redo: reapplied \(try database.step(movedBy: seq).map(String.init(describing:)) ?? "a step")")
   }
 }

@@ -10,8 +10,8 @@ struct Shell: AsyncParsableCommand {
     discussion: """
       Every tasks command works, without the `tasks` and the --db option: `add Buy milk`, \
       `move 2 0`, `undo`, `show`, `history`. The rest of the line is the title for add, rename, \
-      append, draft and search, so quotes are needed only around a title that starts with -. \
-      `help` lists the commands, `exit` (or end of input) leaves.
+      append, draft and search, as typed (`add -1 degree` too); quote it to trim or join words. \
+      `help` lists the commands, `help <command>` explains one, `exit` (or end of input) leaves.
 
       Piped input gets one output line per command: the committed seq and the action's name once \
       the action is durable, `- ...` when nothing changed, or `error: ...`; `show` and `history` \
@@ -26,6 +26,7 @@ struct Shell: AsyncParsableCommand {
     try await Task { @MainActor in
       let store = try root.openStore()
       let interactive = isatty(STDIN_FILENO) == 1
+      var failed = false
       if interactive {
         print("Rewind tasks shell on \(path), at seq \(store.lastSeq). Type help for the commands, exit to leave.")
       }
@@ -39,12 +40,15 @@ struct Shell: AsyncParsableCommand {
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
         if trimmed == "exit" || trimmed == "quit" { break }
         let output = await Self.execute(trimmed, on: store)
+        if output.hasPrefix("error: ") { failed = true }
         print(
           interactive
             ? output : output.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " | "))
         fflush(nil)  // every stream: the next line must not wait in a buffer
       }
       print("\(store.lastSeq) end")
+      // A script learns from the status that some command failed (their lines say which).
+      if failed { throw ExitCode.failure }
     }.value
   }
 
@@ -55,11 +59,13 @@ struct Shell: AsyncParsableCommand {
   /// starts (an import) finish before it returns.
   @MainActor static func execute(_ line: String, on store: TasksStore) async -> String {
     do {
-      let words = joiningFreeText(try ShellWords.split(line))
-      if words == ["help"] { return help }
-      if words.contains("--help") || words.contains("-h"),
-        let command = TasksCommand.configuration.subcommands.first(where: { $0._commandName == words.first })
-      {
+      let words = try arguments(of: line)
+      if words.first == "help" {
+        guard words.count > 1 else { return help }
+        guard let command = subcommand(named: words[1]) else { throw ValidationError("No command named \(words[1]).") }
+        return TasksCommand.helpMessage(for: command)
+      }
+      if words.contains("--help") || words.contains("-h"), let command = subcommand(named: words[0]) {
         return TasksCommand.helpMessage(for: command)
       }
       let command = try TasksCommand.parseAsRootAllowingNegativeNumbers(words)
@@ -91,14 +97,23 @@ struct Shell: AsyncParsableCommand {
     }
   }
 
-  /// `add Buy milk` is `add "Buy milk"`: the words after a free-text command's other
-  /// arguments are one title, unless one of them is an option.
-  static func joiningFreeText(_ words: [String]) -> [String] {
+  /// The arguments of a shell line. For a free-text command, the rest of the line after its
+  /// other arguments is one title, after `--` so that it may start with `-`: as typed when the
+  /// line has no quotes (`add Buy  milk`), its words joined by spaces otherwise.
+  static func arguments(of line: String) throws -> [String] {
+    let words = try ShellWords.split(line)
     guard let command = words.first, let before = freeTextCommands[command] else { return words }
     let textStart = 1 + before
-    guard words.count > textStart + 1, !words[textStart...].contains(where: { $0.hasPrefix("-") && $0.count > 1 })
-    else { return words }
-    return Array(words[..<textStart]) + [words[textStart...].joined(separator: " ")]
+    let text = words.dropFirst(textStart)
+    guard !text.isEmpty, text.first != "--", !(text.count == 1 && ["--help", "-h"].contains(text.first)) else {
+      return words
+    }
+    let typed = ShellWords.rest(of: line, afterWords: textStart)
+    return Array(words.prefix(textStart)) + ["--", typed ?? text.joined(separator: " ")]
+  }
+
+  static func subcommand(named name: String) -> (any ParsableCommand.Type)? {
+    TasksCommand.configuration.subcommands.first { $0._commandName == name }
   }
 
   /// The commands, one line each.
@@ -107,7 +122,7 @@ struct Shell: AsyncParsableCommand {
       .filter { !["shell", "demo"].contains($0._commandName) }
       .map { "  \($0._commandName.padding(toLength: 15, withPad: " ", startingAt: 0))\($0.configuration.abstract)" }
     return
-      (["Commands (`<command> --help` for one command's arguments):"] + commands
+      (["Commands (`help <command>` for one command's arguments):"] + commands
       + ["  exit           Leave the shell."]).joined(separator: "\n")
   }
 }
@@ -116,6 +131,17 @@ struct Shell: AsyncParsableCommand {
 enum ShellWords {
   struct UnterminatedQuote: Error, CustomStringConvertible {
     var description: String { "Unterminated quote in the command line." }
+  }
+
+  /// The line after its first `count` words, as typed (trailing spaces trimmed), or `nil` when
+  /// the line has quotes or backslashes, whose words are not the typed text.
+  static func rest(of line: String, afterWords count: Int) -> String? {
+    guard !line.contains(where: { $0 == "\"" || $0 == "'" || $0 == "\\" }) else { return nil }
+    var rest = line[...].drop(while: \.isWhitespace)
+    for _ in 0..<count {
+      rest = rest.drop(while: { !$0.isWhitespace }).drop(while: \.isWhitespace)
+    }
+    return String(rest.reversed().drop(while: \.isWhitespace).reversed())
   }
 
   static func split(_ line: String) throws -> [String] {

@@ -9,7 +9,7 @@ struct Select: ActionCommand {
   func action(in state: TasksState) throws -> TasksAction {
     if target == "none" { return .select(id: nil) }
     guard let id = Int64(target) else {
-      throw ValidationError("Expected a task id or 'none', got '\(target)'.")
+      throw CLIError("Expected a task id or 'none', got '\(target)'.")
     }
     return .select(id: try existing(id, in: state))
   }

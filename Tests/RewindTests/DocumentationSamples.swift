@@ -171,7 +171,7 @@ struct TodoView: Codable, Equatable, Sendable {
   var searchText = ""
 }
 
-struct TodoState: PersistentState {
+struct TodoState: PersistentState, Equatable {
   var todos = EntityTable<Todo>()
   var order = OrderedIDList<Int64>()
   var view = TodoView()

@@ -112,7 +112,8 @@ struct CommandLineTests {
         exit
         add Never
         """)
-    #expect(result.status == 0, "\(result.stderr)")
+    // Some commands failed: the status says so, their lines say which.
+    #expect(result.status == 1, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 11)
     #expect(
@@ -122,7 +123,7 @@ struct CommandLineTests {
         "error: Position -1 is out of range: the list has 2 tasks, so positions are 0...1.",
         "error: Unknown command 'ad'. Did you mean 'add'? Type help for the commands.",
       ])
-    #expect(lines[8].hasPrefix("Commands (`<command> --help` for one command's arguments): |   add "))
+    #expect(lines[8].hasPrefix("Commands (`help <command>` for one command's arguments): |   add "))
     #expect(lines[8].contains("|   exit           Leave the shell."))
     #expect(
       lines[9]
@@ -133,6 +134,33 @@ struct CommandLineTests {
       try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY id")
     }
     #expect(titles == ["Buy oat milk", "Write the report, by Friday"])
+  }
+
+  @Test func theShellTakesTheRestOfTheLineAsTyped() throws {
+    let result = try runner.tasks(
+      "shell",
+      input: """
+        add   Two  spaces  inside\u{20}\u{20}
+        add -1 degree
+        add Fix the -v flag
+        add "  quoted "
+        help add
+        """)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    #expect(Array(lines.prefix(4)) == ["2 add", "3 add", "4 add", "5 add"])
+    #expect(lines[4].hasPrefix("OVERVIEW: Add a task at the end of the list. |  | USAGE: tasks add <title>"))
+    let titles = try DatabaseQueue(path: directory.path("tasks.sqlite")).read {
+      try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY id")
+    }
+    #expect(titles == ["Two  spaces  inside", "-1 degree", "Fix the -v flag", "  quoted "])
+  }
+
+  @Test func helpNamesACommandInBothTools() throws {
+    let tasks = try runner.tasks("help", "move")
+    #expect(tasks.status == 0 && tasks.stdout.contains("USAGE: tasks move <id> <position>"), "\(tasks.stderr)")
+    let rewind = try runner.run("rewind", ["help", "log"])
+    #expect(rewind.status == 0 && rewind.stdout.contains("USAGE: rewind log <database>"), "\(rewind.stderr)")
   }
 
   @Test func theShellShowsWritesOfOtherProcesses() throws {

@@ -103,7 +103,7 @@ struct CrashAndConcurrencyTests {
       toolOutput += result.stdout + result.stderr
       // The app's new actions may drop the redo stack before the tool's redo: that is the one
       // refusal allowed here.
-      if command[0] == "redo", result.stderr.contains("nothing to redo") { continue }
+      if command[0] == "redo", result.stderr.contains("Nothing to redo.") { continue }
       #expect(result.status == 0, "rewind \(command): \(result.stderr)")
       if result.status == 0, ["undo", "redo", "restore"].contains(command[0]), !result.stdout.hasPrefix("Nothing") {
         toolEntries += 1

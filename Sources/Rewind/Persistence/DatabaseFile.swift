@@ -30,7 +30,7 @@ enum DatabaseFile {
     {
       throw RewindError(
         .readOnly,
-        "\(path) cannot be opened for writing: the file, its -wal or -shm file, or its folder is read-only (reading it needs no write access: open it read-only)",
+        "\(path) cannot be opened for writing: the file, its -wal or -shm file, or its folder is read-only",
         underlying: error)
     } catch {
       throw RewindError(.notSQLite, "\(path) could not be opened as an SQLite database", underlying: error)
