@@ -51,6 +51,7 @@ struct History: StoreCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print the undo and redo stacks.", discussion: "Changes nothing.")
   @ParentCommand var root: TasksCommand
+  static var onlyReads: Bool { true }
   @Option(
     parsing: .unconditional, help: ArgumentHelp("How many steps of each stack to show: 0 or more.", valueName: "n"))
   var limit = 10

@@ -6,6 +6,7 @@ struct Show: StoreCommand {
     abstract: "Print the screen: the list, selection, edit mode, detail pane and modal.",
     discussion: "Changes nothing.")
   @ParentCommand var root: TasksCommand
+  static var onlyReads: Bool { true }
   @MainActor func run(on store: TasksStore) throws -> String {
     store.state.render() + "\n" + historyLine(store)
   }

@@ -38,9 +38,9 @@ struct TasksCommand: AsyncParsableCommand {
 
   static func main() async { await runCommandLine(optionsTakingValues: ["--db", "--durability"]) }
 
-  /// Opens the example app's store as the options say.
-  @MainActor func openStore(path: String? = nil) throws -> TasksStore {
-    try TasksStore.tasks(path: path ?? databasePath, durability: durability.value)
+  /// Opens the example app's store as the options say; read-only for commands that only read.
+  @MainActor func openStore(path: String? = nil, readOnly: Bool = false) throws -> TasksStore {
+    try TasksStore.tasks(path: path ?? databasePath, durability: durability.value, readOnly: readOnly)
   }
 }
 
@@ -54,12 +54,17 @@ protocol StoreCommand: AsyncParsableCommand, Sendable {
   var root: TasksCommand { get }
   /// Does the command's work on an open store and returns what to print.
   @MainActor func run(on store: TasksStore) throws -> String
+  /// Whether the command only reads: it opens the file read-only, so it works on a file the
+  /// user may only read and never changes it.
+  static var onlyReads: Bool { get }
 }
 
 extension StoreCommand {
+  static var onlyReads: Bool { false }
+
   func run() async throws {
     // The store lives on the main actor; ArgumentParser runs commands elsewhere.
-    let output = try await Task { @MainActor in try run(on: try root.openStore()) }.value
+    let output = try await Task { @MainActor in try run(on: try root.openStore(readOnly: Self.onlyReads)) }.value
     print(output)
   }
 }

@@ -4,8 +4,11 @@ import Rewind
 public typealias TasksStore = Store<TasksState, TasksAction>
 
 extension Store where State == TasksState, Action == TasksAction {
-  /// Opens the example app's database at `path`.
-  public static func tasks(path: String, durability: Durability = .normal) throws -> TasksStore {
-    try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer(), durability: durability)
+  /// Opens the example app's database at `path`; read-only, an existing one for viewing.
+  public static func tasks(path: String, durability: Durability = .normal, readOnly: Bool = false) throws
+    -> TasksStore
+  {
+    try TasksStore(
+      path: path, initialState: TasksState(), reducer: TasksReducer(), durability: durability, readOnly: readOnly)
   }
 }

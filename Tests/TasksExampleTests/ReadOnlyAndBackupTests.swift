@@ -57,6 +57,11 @@ struct ReadOnlyAndBackupTests {
     #expect(readOnlyExport.stdout == export, "\(readOnlyExport.stderr)")
     #expect(
       try runner.run("rewind", ["snapshots", "tasks.sqlite"], launcher: unprivileged).stdout == "No snapshots.\n")
+    // The app's read commands open read-only too.
+    let show = try runner.run("tasks", ["show"], launcher: unprivileged)
+    #expect(show.status == 0 && show.stdout.contains("Tasks: 3 (3 to do)"), "\(show.stderr)")
+    let history = try runner.run("tasks", ["history"], launcher: unprivileged)
+    #expect(history.status == 0 && history.stdout.contains("step 4: add (seq 4)"), "\(history.stderr)")
 
     // A write is refused, saying why.
     let undo = try runner.run("rewind", ["undo", "tasks.sqlite"], launcher: unprivileged)

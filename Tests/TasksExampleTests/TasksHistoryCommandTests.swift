@@ -54,7 +54,8 @@ struct TasksHistoryCommandTests {
       ["edit", "on"], ["search", "o"], ["present", "settings"], ["delete", "1"], ["undo"],
       ["scroll", "30"],
     ]
-    _ = try run("show")  // creates the database: seq 1, the initial view state
+    // Creates the database (seq 1, the initial view state) and logs nothing: the search is empty.
+    #expect(try run("search", "") == "- search: no change, nothing logged\n")
     var rowsAfter: [Int: [String]] = [1: try stateRows()]
     for command in commands {
       let output = try runner.run("tasks", command)

@@ -14,16 +14,30 @@ final class Repository<State: PersistentState> {
 
   /// The log's position, as the file holds it; see ``write(following:_:)``.
   var history: HistoryLog
+  /// Whether the file was opened read-only: every write throws ``RewindError/Code/readOnly``.
+  let isReadOnly: Bool
+  /// The file's path, or `:memory:`, for messages.
+  let name: String
 
   /// Opens (creating if needed) the database at `path`, or an in-memory one when `path` is nil,
   /// and sets it up in one write transaction: the engine's migrations, the app's tables, and
   /// for a new file the initial state's rows.
   ///
+  /// Read-only, the file must exist and be set up already (nothing is created, migrated or
+  /// registered), and it is never written.
+  ///
   /// - Throws: ``RewindError`` when the path is not a file path, or the file is not SQLite, not
   ///   a Rewind database, damaged, or from a newer version; the file is left untouched.
-  init(path: String?, durability: Durability = .normal, initialState: State) throws {
+  init(path: String?, durability: Durability = .normal, initialState: State, readOnly: Bool = false) throws {
+    isReadOnly = readOnly
+    let name = path ?? ":memory:"
+    self.name = name
+    if readOnly, let path, !FileManager.default.fileExists(atPath: path) {
+      throw RewindError(.fileNotFound, "\(path) does not exist")
+    }
     var configuration = Configuration()
     configuration.busyMode = .timeout(10)
+    configuration.readonly = readOnly
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")
       // SQLite's default 2 MB page cache no longer holds the B-tree pages undo and redo walk
@@ -38,14 +52,19 @@ final class Repository<State: PersistentState> {
     }
     let schema = State.schema
     self.schema = schema
-    let name = path ?? ":memory:"
     do {
-      if path != nil { try DatabaseFile.enableWAL(database) }
+      if path != nil, !readOnly { try DatabaseFile.enableWAL(database) }
       // A file that is set up already is opened without writing (it may be read-only, or
       // shared with a reader that must not be disturbed).
       if let history = try database.read({ db in try Self.openWithoutWriting(db, schema, initialState, name) }) {
         self.history = history
         return
+      }
+      if readOnly {
+        throw RewindError(
+          .readOnly,
+          "\(name) must be set up or upgraded for this app before it can be read, which writes to it: open it for writing once"
+        )
       }
       // Whether the file is new is decided under the write lock: two processes creating one
       // file at once agree on which of them sets it up.
@@ -105,6 +124,9 @@ final class Repository<State: PersistentState> {
     following follow: (Database, HistoryLog.Sync, inout HistoryLog) throws -> Void,
     _ body: (Database, inout HistoryLog) throws -> T
   ) throws -> T {
+    guard !isReadOnly else {
+      throw RewindError(.readOnly, "\(name) was opened read-only; open it for writing to change it")
+    }
     var synced = history
     do {
       return try database.writeWithoutTransaction { db in

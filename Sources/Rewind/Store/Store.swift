@@ -17,7 +17,7 @@ import Observation
 ///
 /// ## Topics
 /// ### Opening
-/// - ``init(path:initialState:reducer:durability:)``
+/// - ``init(path:initialState:reducer:durability:readOnly:)``
 /// - ``init(inMemory:reducer:)``
 /// ### Reading and changing state
 /// - ``state``
@@ -62,15 +62,22 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   ///     does not persist.
   ///   - reducer: the reducer that handles actions.
   ///   - durability: what a commit must survive; see ``Durability``.
+  ///   - readOnly: open an existing, set-up file for reading only, as a viewer does: it may be
+  ///     read-only or sit in a read-only folder. The store shows the file exactly as it is
+  ///     (view state that points at a missing entity is not repaired, as that is a write), and
+  ///     every write (`send`, `undo`, `redo`, `jump`) throws ``RewindError/Code/readOnly``
+  ///     with the state unchanged. ``reload()`` shows what other processes wrote.
   /// - Throws: ``RewindError`` if the file is not SQLite, is not a Rewind database, is
-  ///   damaged, was written by a newer version, or cannot be read. The file is left unchanged.
+  ///   damaged, was written by a newer version, or cannot be read; read-only, also if it does
+  ///   not exist or must first be set up or upgraded. The file is left unchanged.
   public init(
     path: String,
     initialState: State,
     reducer: some Reducer<State, Action>,
-    durability: Durability = .normal
+    durability: Durability = .normal,
+    readOnly: Bool = false
   ) throws {
-    repository = try Repository(path: path, durability: durability, initialState: initialState)
+    repository = try Repository(path: path, durability: durability, initialState: initialState, readOnly: readOnly)
     current = initialState
     self.initialState = initialState
     self.reducer = reducer
@@ -93,6 +100,9 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     registrar.access(self, keyPath: stateKeyPath)
     return current
   }
+
+  /// Whether the store was opened read-only; see ``init(path:initialState:reducer:durability:readOnly:)``.
+  public var isReadOnly: Bool { repository.isReadOnly }
 
   /// The seq of the last log entry.
   public var lastSeq: Int64 {
@@ -178,8 +188,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     let (history, update) = try readFile()
     var loaded = current
     update.apply(to: &loaded)
-    loaded.repairViewState()
-    guard try repository.schema.takeChanges(from: &loaded).isEmpty else { return false }
+    // A read-only store shows the file as it is: logging a repair would be a write.
+    if !repository.isReadOnly {
+      loaded.repairViewState()
+      guard try repository.schema.takeChanges(from: &loaded).isEmpty else { return false }
+    }
     current = loaded
     repository.history = history
     mustReload = false

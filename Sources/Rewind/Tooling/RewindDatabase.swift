@@ -152,11 +152,13 @@ public final class RewindDatabase {
   ///
   /// The tool has no app code, so it cannot repair view state that points at a missing entity;
   /// the app repairs it when it next opens the database.
+  @discardableResult
   public func undo() throws -> Int64? {
     try write { db, history in try history.undo(db)?.seq }
   }
 
   /// Reapplies the last undone step. Returns the new entry's seq, or `nil`.
+  @discardableResult
   public func redo() throws -> Int64? {
     try write { db, history in try history.redo(db)?.seq }
   }
