@@ -129,7 +129,8 @@ extension RewindDatabase {
       }
       progress(report.entriesReplayed, total)
       if report.problems.count == problemsBefore {
-        report.passed.append("action_log: \(report.entriesReplayed) entries replay without conflicts")
+        let entries = report.entriesReplayed == 1 ? "1 entry replays" : "\(report.entriesReplayed) entries replay"
+        report.passed.append("action_log: \(entries) without conflicts")
       }
 
       // The tables must be exactly what the log says.
