@@ -22,6 +22,9 @@ let package = Package(
     // runs (IssueReporting, from xctest-dynamic-overlay).
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    // `rewind ui`: Hummingbird, the Swift server ecosystem's HTTP server, in its own target.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // The engine.
@@ -64,10 +67,19 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // `rewind ui`: the timeline page and its JSON API. The engine does not depend on it.
+    .target(
+      name: "RewindUI",
+      dependencies: [
+        "Rewind",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     .executableTarget(
       name: "RewindCLI",
       dependencies: [
-        "Rewind", "CommandLineSupport",
+        "Rewind", "CommandLineSupport", "RewindUI",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -28,7 +28,7 @@ struct RewindCommand: AsyncParsableCommand {
     version: rewindVersion,
     subcommands: [
       Inspect.self, Log.self, Undo.self, Redo.self, Snapshot.self, Snapshots.self, Restore.self,
-      Export.self, Import.self, Verify.self, Compact.self, Backup.self,
+      Export.self, Import.self, Verify.self, Compact.self, Backup.self, UI.self,
     ]
   )
 

@@ -18,6 +18,18 @@ extension HistoryStep: CustomStringConvertible {
   }
 }
 
+/// Where a database's history stands; see ``RewindDatabase/position()``.
+public struct HistoryPosition: Hashable, Sendable {
+  /// The seq of the last log entry.
+  public var lastSeq: Int64
+  /// History starts after this seq (0 unless compacted).
+  public var baseSeq: Int64
+  /// Whether there is a step to undo.
+  public var canUndo: Bool
+  /// The ids of the steps redo would reapply, the next one last.
+  public var redoSteps: [Int64]
+}
+
 /// The undo and redo stacks, as stored in the database.
 public struct HistoryStacks: Hashable, Sendable {
   /// Steps undo would revert, the next one first.

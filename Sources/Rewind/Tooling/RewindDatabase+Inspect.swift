@@ -94,7 +94,93 @@ public struct LogRecord: Sendable {
   }
 }
 
+/// Which log entries ``RewindDatabase/log(_:)`` lists: a page of at most `limit` entries, with
+/// optional filters. Filters combine with AND.
+public struct LogQuery: Sendable, Equatable {
+  /// Entries from this seq on, oldest first; with `before`, the newest entries below it.
+  public var from: Int64?
+  /// The page ends below this seq: the `limit` entries just before it.
+  public var before: Int64?
+  /// The most entries to list.
+  public var limit: Int
+  /// Only these kinds (`action`, `undo`, `redo`, `jump`, `repair`, `restore`, `import`, ...).
+  public var kinds: [String]
+  /// Only actions with this exact name.
+  public var action: String?
+  /// Only entries that changed a row of this table.
+  public var table: String?
+  /// Only entries whose payload or row changes contain this text.
+  public var text: String?
+
+  public init(
+    from: Int64? = nil, before: Int64? = nil, limit: Int = 200, kinds: [String] = [], action: String? = nil,
+    table: String? = nil, text: String? = nil
+  ) {
+    self.from = from
+    self.before = before
+    self.limit = limit
+    self.kinds = kinds
+    self.action = action
+    self.table = table
+    self.text = text
+  }
+}
+
 extension RewindDatabase {
+  /// A page of log entries, in seq order, read with the primary key's index: one page of a
+  /// million-entry log costs what a page of a small one does (filters scan from the page's
+  /// start until the page is full).
+  public func log(_ query: LogQuery) throws -> [LogRecord] {
+    guard query.limit >= 0 else {
+      throw RewindError(.invalidValue, "the number of entries to list must be 0 or more, not \(query.limit)")
+    }
+    return try queue.read { db in
+      var conditions: [String] = []
+      var arguments: StatementArguments = []
+      if let from = query.from {
+        conditions.append("seq >= ?")
+        arguments += [from]
+      }
+      if let before = query.before {
+        conditions.append("seq < ?")
+        arguments += [before]
+      }
+      if !query.kinds.isEmpty {
+        conditions.append("kind IN (\(query.kinds.map { _ in "?" }.joined(separator: ", ")))")
+        arguments += StatementArguments(query.kinds)
+      }
+      if let action = query.action {
+        conditions.append("action = ?")
+        arguments += [action]
+      }
+      if let table = query.table {
+        var member = #""table":"#
+        JSONText.appendString(table, to: &member)
+        conditions.append("changes LIKE ? ESCAPE '\\'")
+        arguments += ["%" + Self.escapingLike(member) + "%"]
+      }
+      if let text = query.text, !text.isEmpty {
+        conditions.append("(payload LIKE ? ESCAPE '\\' OR changes LIKE ? ESCAPE '\\' OR action LIKE ? ESCAPE '\\')")
+        let pattern = "%" + Self.escapingLike(text) + "%"
+        arguments += [pattern, pattern, pattern]
+      }
+      let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+      let columns = "seq, time, kind, action, payload, changes, step, group_key"
+      // Newest first when the page ends at `before` (or at the end), oldest first from `from`.
+      let newestFirst = query.from == nil
+      var sql = "SELECT \(columns) FROM action_log \(filter) ORDER BY seq \(newestFirst ? "DESC" : "") LIMIT ?"
+      if newestFirst { sql = "SELECT * FROM (\(sql)) ORDER BY seq" }
+      arguments += [query.limit]
+      return try Row.fetchAll(db, sql: sql, arguments: arguments).map(LogRecord.init(row:))
+    }
+  }
+
+  /// `text` with LIKE's wildcards and the escape character escaped.
+  static func escapingLike(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+      .replacingOccurrences(of: "_", with: "\\_")
+  }
+
   /// Describes the database: schema, tables, lists, view state, history position, snapshots.
   public func inspect() throws -> Inspection {
     try read { db, history in
@@ -142,17 +228,39 @@ extension RewindDatabase {
       } else {
         sql += " ORDER BY seq"
       }
-      return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-        LogRecord(
-          seq: try $0.checked("seq", in: EngineTable.actionLog.name),
-          time: try $0.checked("time", in: EngineTable.actionLog.name),
-          kind: try $0.checked("kind", in: EngineTable.actionLog.name),
-          action: try $0.checked("action", in: EngineTable.actionLog.name),
-          payload: try $0.checked("payload", in: EngineTable.actionLog.name),
-          changes: try $0.checked("changes", in: EngineTable.actionLog.name),
-          step: try $0.checked("step", in: EngineTable.actionLog.name),
-          groupKey: try $0.checked("group_key", in: EngineTable.actionLog.name))
-      }
+      return try Row.fetchAll(db, sql: sql, arguments: arguments).map(LogRecord.init(row:))
     }
+  }
+
+  /// The log entry `seq`.
+  ///
+  /// - Throws: ``RewindError/Code/unknownSeq`` if there is none.
+  public func entry(_ seq: Int64) throws -> LogRecord {
+    try queue.read { db in
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq = ?",
+          arguments: [seq])
+      else {
+        let range = try Row.fetchOne(db, sql: "SELECT min(seq), max(seq) FROM action_log")
+        let bounds = range.map { "\($0[0] as Int64? ?? 0) to \($0[1] as Int64? ?? 0)" } ?? "nothing"
+        throw RewindError(.unknownSeq, "there is no entry \(seq) in the log (it holds \(bounds))")
+      }
+      return try LogRecord(row: row)
+    }
+  }
+}
+
+extension LogRecord {
+  init(row: Row) throws {
+    self.init(
+      seq: try row.checked("seq", in: EngineTable.actionLog.name),
+      time: try row.checked("time", in: EngineTable.actionLog.name),
+      kind: try row.checked("kind", in: EngineTable.actionLog.name),
+      action: try row.checked("action", in: EngineTable.actionLog.name),
+      payload: try row.checked("payload", in: EngineTable.actionLog.name),
+      changes: try row.checked("changes", in: EngineTable.actionLog.name),
+      step: try row.checked("step", in: EngineTable.actionLog.name),
+      groupKey: try row.checked("group_key", in: EngineTable.actionLog.name))
   }
 }

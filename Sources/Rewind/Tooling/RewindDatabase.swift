@@ -27,12 +27,16 @@ import GRDB
 /// - ``export(at:)``
 /// - ``snapshots()``
 /// - ``step(movedBy:)``
+/// - ``position()``
+/// - ``log(_:)``
+/// - ``entry(_:)``
 /// - ``backup(to:)``
 /// ### Writing history
 /// - ``undo()``
 /// - ``redo()``
 /// - ``snapshot(label:)``
 /// - ``restore(to:)``
+/// - ``restore(to:timeline:)``
 /// - ``restore(snapshot:)``
 /// - ``importState(_:)``
 /// ### Maintenance
@@ -171,10 +175,25 @@ public final class RewindDatabase {
   /// - Complexity: the state's size plus at most half the snapshot spacing of log entries.
   @discardableResult
   public func restore(to seq: Int64) throws -> Int64? {
+    try restore(to: seq, timeline: .all)
+  }
+
+  /// Sets part of the state to what it was right after `seq`, as one undoable `restore`
+  /// entry: the whole state, the document (entities and lists, keeping the view state), or
+  /// the view state (keeping the document).
+  ///
+  /// - Returns: the entry's seq, or `nil` when that part already is as it was.
+  /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log or was compacted away.
+  @discardableResult
+  public func restore(to seq: Int64, timeline: Timeline) throws -> Int64? {
     try write { db, history in
-      let target = try history.rows(at: seq, db)
-      return try history.replaceState(
-        StateRows(db, catalog: history.tables), with: target, kind: .restore, payload: #"{"to":\#(seq)}"#, db)
+      let current = try StateRows(db, catalog: history.tables)
+      var target = try history.rows(at: seq, db)
+      for table in target.tables.keys where !timeline.includes(table) {
+        target.tables[table] = current.tables[table]
+      }
+      let payload = timeline == .all ? #"{"to":\#(seq)}"# : #"{"timeline":"\#(timeline.rawValue)","to":\#(seq)}"#
+      return try history.replaceState(current, with: target, kind: .restore, payload: payload, db)
     }
   }
 
@@ -218,11 +237,36 @@ public final class RewindDatabase {
   /// The step that the `undo` or `redo` entry `seq` reverted or reapplied, or `nil` when
   /// `seq` is no such entry.
   public func step(movedBy seq: Int64) throws -> HistoryStep? {
-    try read { db, _ in try HistoryLog.step(movedBy: seq, db) }
+    try queue.read { db in try HistoryLog.step(movedBy: seq, db) }
+  }
+
+  /// Where the history stands, read cheaply enough to poll: the last seq, where history
+  /// starts, and the steps redo would reapply.
+  /// - Complexity: O(log n) plus the size of the redo stack.
+  public func position() throws -> HistoryPosition {
+    // Read directly rather than through `read`, whose full position reload also looks for an
+    // open undo group, which can mean a long walk back over view-only entries.
+    try queue.read { db in
+      var redo: [Int64] = []
+      var canUndo = false
+      // Undone steps are the largest ids: walk down until the first step that is not.
+      let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
+      while let step = try steps.next() {
+        guard try step.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self) else {
+          canUndo = true
+          break
+        }
+        redo.append(try step.checked("id", in: EngineTable.undoSteps.name, as: Int64.self))
+      }
+      let base = try db.checkedInteger(
+        "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq")
+      let last = try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq")
+      return HistoryPosition(lastSeq: last ?? base ?? 0, baseSeq: base ?? 0, canUndo: canUndo, redoSteps: redo)
+    }
   }
 
   /// The snapshots, oldest first.
   public func snapshots() throws -> [SnapshotInfo] {
-    try read { db, _ in try HistoryLog.snapshots(db) }
+    try queue.read { db in try HistoryLog.snapshots(db) }
   }
 }
