@@ -8,9 +8,15 @@ actor TimelineModel {
   private let database: RewindDatabase
   let path: String
 
+  /// Opens the file for writing, or read-only when this process may only read it: the page
+  /// then shows everything and its write buttons are refused.
   init(path: String) throws {
     self.path = path
-    database = try RewindDatabase(path: path)
+    do {
+      database = try RewindDatabase(path: path)
+    } catch let error as RewindError where error.code == .readOnly {
+      database = try RewindDatabase(path: path, readOnly: true)
+    }
   }
 
   /// Where the log is: what the page polls (every 700 ms) to show new entries without a
@@ -21,7 +27,7 @@ actor TimelineModel {
       #"{"seq":\#(snapshot.seq),"kind":\#(quoted(snapshot.kind)),"label":\#(snapshot.label.map(quoted) ?? "null")}"#
     }
     return """
-      {"path":\(quoted(path)),"lastSeq":\(position.lastSeq),"baseSeq":\(position.baseSeq),\
+      {"path":\(quoted(path)),"readOnly":\(database.isReadOnly),"lastSeq":\(position.lastSeq),"baseSeq":\(position.baseSeq),\
       "canUndo":\(position.canUndo),"canRedo":\(!position.redoSteps.isEmpty),\
       "redoStepIds":[\(position.redoSteps.map(String.init).joined(separator: ","))],\
       "snapshots":[\(snapshots.joined(separator: ","))]}

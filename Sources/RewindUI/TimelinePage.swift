@@ -201,7 +201,9 @@ enum TimelinePage {
       $("file").textContent = head.path;
       $("position").textContent = `last seq ${head.lastSeq}` + (head.baseSeq ? ` · history starts after seq ${head.baseSeq}` : "")
         + ` · ${head.snapshots.length} snapshot${head.snapshots.length === 1 ? "" : "s"}`;
-      $("undo").disabled = !head.canUndo; $("redo").disabled = !head.canRedo;
+      $("undo").disabled = head.readOnly || !head.canUndo; $("redo").disabled = head.readOnly || !head.canRedo;
+      for (const id of ["snapshot", "restore-all", "restore-document", "restore-view"]) $(id).disabled = head.readOnly;
+      if (head.readOnly) $("position").textContent += " · read-only";
       for (const id of ["all-slider", "doc-slider", "view-slider"]) {
         const slider = $(id); const atEnd = Number(slider.value) === Number(slider.max) || slider.max === "0";
         slider.min = head.baseSeq; slider.max = head.lastSeq; if (atEnd) slider.value = head.lastSeq;

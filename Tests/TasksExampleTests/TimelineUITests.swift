@@ -101,6 +101,26 @@ struct TimelineUITests {
     #expect(try RewindDatabase(path: path, readOnly: true).verify().problems == [])
   }
 
+  @Test func aFileItMayOnlyReadIsShownReadOnly() async throws {
+    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.url.path)
+    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url.path) }
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let ui = try RunningProcess(
+      "rewind", ["ui", "demo.sqlite"], directory: directory.url,
+      launcher: getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [])
+    defer { ui.kill() }
+    let line = ui.readLines(1).first ?? ""
+    let page = try #require(line.split(separator: " ").last.flatMap { URL(string: String($0)) }, "\(line)")
+    let head = try await call(page, "/api/head")
+    #expect(head.json["readOnly"] as? Bool == true && head.json["lastSeq"] as? Int == 12)
+    #expect((try await call(page, "/api/log?limit=3").json["entries"] as? [Any])?.count == 3)
+    let undo = try await call(page, "/api/undo", method: "POST")
+    #expect(undo.status == 409)
+    #expect((undo.json["error"] as? String)?.contains("was opened read-only") == true)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+  }
+
   @Test func thePageShowsTheTimelineDiffsAndStatesAndActsInARealBrowser() async throws {
     let (ui, page) = try startUI()
     defer { ui.kill() }
