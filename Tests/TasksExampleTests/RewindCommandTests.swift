@@ -225,7 +225,7 @@ struct RewindCommandTests {
     let root = try rewind("--help")
     for command in [
       "inspect", "log", "undo", "redo", "snapshot", "snapshots", "restore", "export", "import", "verify", "compact",
-      "backup",
+      "backup", "ui",
     ] {
       #expect(root.contains("  \(command) "), "\(command) in rewind --help")
       #expect(try rewind(command, "--help").contains("USAGE: rewind \(command) <database>"))
