@@ -30,7 +30,11 @@ let package = Package(
     // The engine.
     .target(
       name: "Rewind",
-      dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        .product(name: "GRDB", package: "GRDB.swift"),
+        // The C API, to read a file's header through SQLite's file layer (see DatabaseFile).
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
       plugins: ["EmbedMigrationsPlugin"]
     ),
     // The engine's schema lives in `migrations/*.sql`; this tool and plugin compile those files

@@ -25,21 +25,35 @@ struct UI: AsyncParsableCommand {
     let server = try TimelineServer(path: database.path)
     let path = database.path
     let open = open
-    try await server.run(port: port) { url in
-      print("rewind ui: \(path) at \(url.absoluteString)")
-      fflush(nil)
-      if open { Self.openInBrowser(url) }
+    do {
+      try await server.run(port: port) { url in
+        print("rewind ui: \(path) at \(url.absoluteString)")
+        fflush(nil)
+        if open { Self.openInBrowser(url) }
+      }
+    } catch  where "\(error)".contains("Address already in use") {
+      throw CLIError("port \(port) is in use: choose another --port, or leave it out for a free one")
     }
   }
 
+  /// Opens the page through a file only this user can read that redirects to it: a URL given
+  /// to `xdg-open` would show its token to other users in the process list.
   static func openInBrowser(_ url: URL) {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-ui-\(UUID().uuidString).html")
+    let html = #"<!doctype html><meta http-equiv="refresh" content="0; url=\#(url.absoluteString)">"#
+    guard
+      FileManager.default.createFile(
+        atPath: file.path, contents: Data(html.utf8), attributes: [.posixPermissions: 0o600])
+    else { return }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     #if os(macOS)
-      process.arguments = ["open", url.absoluteString]
+      process.arguments = ["open", file.path]
     #else
-      process.arguments = ["xdg-open", url.absoluteString]
+      process.arguments = ["xdg-open", file.path]
     #endif
     try? process.run()
+    // The browser has read it by then.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { try? FileManager.default.removeItem(at: file) }
   }
 }

@@ -36,7 +36,8 @@ enum TimelinePage {
     #timeline tr:hover td { background:#f4f8ff; }
     #timeline tr.selected td { background:#e5efff; }
     #timeline tr.undone td { color:var(--dim); text-decoration:line-through; }
-    #timeline tr.now td:last-child::after { content:" ◀ now"; color:var(--accent); font-weight:600; }
+    #timeline tr.now td.seq::before { content:"now ▶ "; color:var(--accent); font-weight:600; }
+    #timeline thead th { position:sticky; top:0; background:var(--panel); text-align:left; font-weight:500; color:var(--dim); font-size:11px; padding:4px 8px; border-bottom:1px solid var(--line); }
     td.seq { font-family:ui-monospace, Menlo, monospace; text-align:right; color:var(--dim); }
     td.step { border-left:3px solid transparent; font-size:11px; color:var(--dim); }
     td.summary { color:var(--dim); overflow:hidden; text-overflow:ellipsis; max-width:220px; }
@@ -96,7 +97,7 @@ enum TimelinePage {
         </div>
         <div class="scroll" id="timeline-scroll">
           <button id="older">Load older entries</button>
-          <table id="timeline"><tbody></tbody></table>
+          <table id="timeline"><thead><tr><th>seq</th><th>time (UTC)</th><th>kind</th><th>action</th><th>undo step</th><th>rows changed</th></tr></thead><tbody></tbody></table>
         </div>
       </section>
       <div class="right">
@@ -128,7 +129,10 @@ enum TimelinePage {
     </main>
     <script>
     "use strict";
-    const token = new URLSearchParams(location.search).get("token") || "";
+    // The token leaves the address bar (and the history) once read; a reload finds it here.
+    const token = new URLSearchParams(location.search).get("token") || sessionStorage.getItem("rewind-ui-token") || "";
+    sessionStorage.setItem("rewind-ui-token", token);
+    history.replaceState(null, "", location.pathname);
     const $ = (id) => document.getElementById(id);
     const el = (tag, attrs = {}, ...children) => {
       const node = document.createElement(tag);
@@ -142,21 +146,32 @@ enum TimelinePage {
       if (!response.ok) throw new Error(body.error || response.statusText);
       return body;
     }
-    const state = { head: null, first: null, last: 0, selected: null, redo: new Set(), cache: new Map(), ticket: 0 };
-    function say(text, ok = false) { $("message").textContent = text; $("message").className = ok ? "ok" : ""; }
-    function filters() {
+    // lastShown: the largest seq in the table; filters: the ones the table was loaded with.
+    const state = { head: null, first: null, lastShown: 0, selected: null, redo: new Set(), cache: new Map(),
+      ticket: 0, filters: "", polling: null };
+    let sayTimer = null;
+    function say(text, ok = false) {
+      $("message").textContent = text; $("message").className = ok ? "ok" : "";
+      clearTimeout(sayTimer); sayTimer = setTimeout(() => { $("message").textContent = ""; }, 8000);
+    }
+    function readFilters() {
       const p = new URLSearchParams();
       if ($("f-kind").value) p.set("kind", $("f-kind").value);
       for (const [id, key] of [["f-action", "action"], ["f-table", "table"], ["f-text", "q"]]) {
         if ($(id).value.trim()) p.set(key, $(id).value.trim());
       }
-      return p;
+      return p.toString();
+    }
+    function query(extra) {
+      const p = new URLSearchParams(state.filters); p.set("brief", "1");
+      for (const [k, v] of Object.entries(extra)) p.set(k, v);
+      return "/api/log?" + p;
     }
     function stepColor(step) { return step == null ? "transparent" : `hsl(${(step * 47) % 360} 65% 55%)`; }
     function row(entry) {
       const tr = el("tr", { "data-seq": entry.seq, "data-kind": entry.kind, "data-action": entry.action },
         el("td", { class: "seq" }, entry.seq),
-        el("td", { class: "muted" }, entry.time.slice(11, 23)),
+        el("td", { class: "muted", title: entry.time }, entry.time.slice(11, 23)),
         el("td", {}, el("span", { class: "kind " + entry.kind }, entry.kind)),
         el("td", {}, entry.action),
         el("td", { class: "step", title: entry.group ? "group " + entry.group : "" }, entry.step == null ? "" : "step " + entry.step + (entry.group ? " ·" : "")),
@@ -168,35 +183,40 @@ enum TimelinePage {
     }
     function markNow() {
       document.querySelectorAll("#timeline tr.now").forEach((tr) => tr.classList.remove("now"));
-      const last = document.querySelector(`#timeline tr[data-seq="${state.head.lastSeq}"]`);
+      const last = document.querySelector(`#timeline tbody tr[data-seq="${state.head.lastSeq}"]`);
       if (last) last.classList.add("now");
-      $("count").textContent = `${document.querySelectorAll("#timeline tr").length} shown`;
+      $("count").textContent = `${document.querySelectorAll("#timeline tbody tr").length} shown`;
     }
     async function reloadTimeline() {
-      const p = filters(); p.set("limit", "300");
-      const page = await api("/api/log?" + p);
-      const body = $("timeline").tBodies[0];
-      body.replaceChildren(...page.entries.map(row));
+      state.filters = readFilters();
+      const last = state.head.lastSeq;
+      const page = await api(query({ limit: 300, before: last + 1 }));
+      $("timeline").tBodies[0].replaceChildren(...page.entries.map(row));
       state.first = page.entries.length ? page.entries[0].seq : null;
-      state.last = state.head.lastSeq;
+      state.lastShown = last;
       $("older").hidden = page.entries.length < 300;
       markNow();
       $("timeline-scroll").scrollTop = $("timeline-scroll").scrollHeight;
     }
     async function loadOlder() {
       if (state.first == null) return;
-      const p = filters(); p.set("limit", "300"); p.set("before", state.first);
-      const page = await api("/api/log?" + p);
-      const body = $("timeline").tBodies[0];
-      body.prepend(...page.entries.map(row));
+      const page = await api(query({ limit: 300, before: state.first }));
+      const scroller = $("timeline-scroll");
+      const height = scroller.scrollHeight;
+      $("timeline").tBodies[0].prepend(...page.entries.map(row));
+      scroller.scrollTop += scroller.scrollHeight - height;  // the rows in view stay in view
       if (page.entries.length) state.first = page.entries[0].seq;
       $("older").hidden = page.entries.length < 300;
       markNow();
     }
     async function refreshHead() {
       const head = await api("/api/head");
-      const grew = !state.head || head.lastSeq !== state.head.lastSeq;
+      const previous = state.head;
+      const grew = !previous || head.lastSeq !== previous.lastSeq;
+      // Compacted or replaced by another process: the seqs shown may be gone.
+      const rewritten = previous && (head.baseSeq !== previous.baseSeq || head.lastSeq < previous.lastSeq);
       state.head = head;
+      if (rewritten) { state.cache.clear(); await reloadTimeline(); }
       state.redo = new Set(head.redoStepIds);
       $("file").textContent = head.path;
       $("position").textContent = `last seq ${head.lastSeq}` + (head.baseSeq ? ` · history starts after seq ${head.baseSeq}` : "")
@@ -210,27 +230,37 @@ enum TimelinePage {
       }
       return grew;
     }
-    async function poll() {
-      try {
-        const before = state.last;
-        if (await refreshHead()) {
-          const p = filters(); p.set("from", before + 1); p.set("limit", "1000");
-          const page = await api("/api/log?" + p);
-          const body = $("timeline").tBodies[0];
-          const scroller = $("timeline-scroll");
-          const atBottom = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 4;
-          body.append(...page.entries.map(row));
-          document.querySelectorAll("#timeline tr").forEach((tr) => {
-            const step = tr.querySelector(".step").textContent.match(/step (\d+)/);
-            tr.classList.toggle("undone", !!step && state.redo.has(Number(step[1])));
-          });
-          state.last = state.head.lastSeq;
-          markNow();
-          if (atBottom) scroller.scrollTop = scroller.scrollHeight;
-          await showState();
-        }
-        $("live").className = "";
-      } catch (error) { $("live").className = "stale"; }
+    // One poll at a time; a poll asked for while one runs runs right after it.
+    function poll() {
+      if (state.polling) { state.pollAgain = true; return state.polling; }
+      state.polling = (async () => {
+        do {
+          state.pollAgain = false;
+          try { await catchUp(); $("live").className = ""; } catch (error) { $("live").className = "stale"; }
+        } while (state.pollAgain);
+        state.polling = null;
+      })();
+      return state.polling;
+    }
+    // Appends every entry after the last one shown, page by page, however many arrived.
+    async function catchUp() {
+      if (!(await refreshHead())) return;
+      const scroller = $("timeline-scroll");
+      const atBottom = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 4;
+      const last = state.head.lastSeq;
+      while (state.lastShown < last) {
+        const page = await api(query({ from: state.lastShown + 1, before: last + 1, limit: 500 }));
+        const fresh = page.entries.filter((e) => e.seq > state.lastShown);
+        $("timeline").tBodies[0].append(...fresh.map(row));
+        state.lastShown = page.entries.length < 500 ? last : page.entries[page.entries.length - 1].seq;
+      }
+      document.querySelectorAll("#timeline tbody tr").forEach((tr) => {
+        const step = tr.querySelector(".step").textContent.match(/step (\d+)/);
+        tr.classList.toggle("undone", !!step && state.redo.has(Number(step[1])));
+      });
+      markNow();
+      if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+      await showState();
     }
     function parse(text) { try { return JSON.parse(text); } catch { return text; } }
     function show(value) { return value === undefined ? "" : typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value); }
@@ -283,10 +313,13 @@ enum TimelinePage {
       for (const id of ["all-slider", "doc-slider", "view-slider"]) $(id).value = seq;
       await showState();
     }
-    async function stateAt(seq) {
+    // Promises are cached, so one state is fetched once however many ask for it.
+    function stateAt(seq) {
       if (!state.cache.has(seq)) {
-        if (state.cache.size > 200) state.cache.clear();
-        state.cache.set(seq, await api("/api/state?at=" + seq));
+        if (state.cache.size >= 20) state.cache.delete(state.cache.keys().next().value);
+        const request = api("/api/state?at=" + seq);
+        request.catch(() => state.cache.delete(seq));
+        state.cache.set(seq, request);
       }
       return state.cache.get(seq);
     }
@@ -296,8 +329,10 @@ enum TimelinePage {
         const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
         const t = el("table", { "data-table": table }, el("caption", { style: "text-align:left" }, `${table} (${rows.length})`),
           el("tr", {}, ...columns.map((c) => el("th", {}, c))));
-        for (const r of rows) t.append(el("tr", { "data-row": show(r) }, ...columns.map((c) => el("td", {}, show(r[c])))));
+        // A large table shows its first rows: the page stays responsive at 100,000 entities.
+        for (const r of rows.slice(0, 500)) t.append(el("tr", { "data-row": show(r) }, ...columns.map((c) => el("td", {}, show(r[c])))));
         box.append(t);
+        if (rows.length > 500) box.append(el("p", { class: "muted" }, `… and ${rows.length - 500} more (Export JSON has them all)`));
       }
       const lists = $("state-lists"); lists.replaceChildren();
       for (const [name, ids] of Object.entries(document_.lists)) lists.append(el("div", { class: "list", "data-list": name }, `${name}: [${ids.join(", ")}]`));
@@ -342,7 +377,6 @@ enum TimelinePage {
       try {
         const result = await api(path, { method: "POST", body: JSON.stringify(body || {}) });
         say(result.seq == null ? `${label}: nothing changed` : `${label}: logged as seq ${result.seq}${result.step ? " (" + result.step + ")" : ""}`, true);
-        state.cache.clear();
         await poll();
       } catch (error) { say(`${label} refused: ${error.message}`); }
     }
@@ -352,21 +386,32 @@ enum TimelinePage {
     $("restore-all").onclick = () => { const { split, doc, view } = seqs(); if (split && doc !== view) say("Unsplit, or restore the document and the view one at a time."); else act("restore", "/api/restore", { to: doc, timeline: "all" }); };
     $("restore-document").onclick = () => act("restore document", "/api/restore", { to: seqs().doc, timeline: "document" });
     $("restore-view").onclick = () => act("restore view", "/api/restore", { to: seqs().view, timeline: "view" });
+    // The server's bytes, untouched: `rewind export --at` gives the same file, 64-bit ids exact.
     $("export").onclick = async () => {
       const { doc, view } = seqs();
-      const [d, v] = await Promise.all([stateAt(doc), stateAt(view)]);
-      const blob = new Blob([JSON.stringify({ ...d, view: v.view }, null, 2)], { type: "application/json" });
-      const a = el("a", { href: URL.createObjectURL(blob), download: `state-at-${doc}${doc === view ? "" : "-view-" + view}.json` });
+      const response = await fetch(`/api/export?at=${doc}` + (doc === view ? "" : `&view_at=${view}`), { headers: { "X-Rewind-Token": token } });
+      if (!response.ok) { say((await response.json()).error); return; }
+      const a = el("a", { href: URL.createObjectURL(await response.blob()), download: `state-at-${doc}${doc === view ? "" : "-view-" + view}.json` });
       document.body.append(a); a.click(); a.remove();
     };
     $("split").onchange = () => {
       const split = $("split").checked;
       $("all-row").hidden = split; $("doc-row").hidden = !split; $("view-row").hidden = !split;
-      $("doc-slider").value = $("view-slider").value = $("all-slider").value;
+      if (split) $("doc-slider").value = $("view-slider").value = $("all-slider").value;
+      else $("all-slider").value = $("doc-slider").value;
       showState();
     };
-    for (const id of ["all-slider", "doc-slider", "view-slider"]) $(id).oninput = () => showState();
-    for (const id of ["f-kind", "f-action", "f-table", "f-text"]) $(id).onchange = () => reloadTimeline();
+    // Sliders and filters act once the user pauses, not on every step of a drag or keystroke.
+    const debounce = (f, ms) => { let timer; return () => { clearTimeout(timer); timer = setTimeout(f, ms); }; };
+    const showSoon = debounce(showState, 120);
+    for (const id of ["all-slider", "doc-slider", "view-slider"]) $(id).oninput = () => {
+      $("all-out").textContent = "seq " + $("all-slider").value;
+      $("doc-out").textContent = "seq " + $("doc-slider").value;
+      $("view-out").textContent = "seq " + $("view-slider").value;
+      showSoon();
+    };
+    const reloadSoon = debounce(() => reloadTimeline().catch((error) => say(error.message)), 300);
+    for (const id of ["f-kind", "f-action", "f-table", "f-text"]) $(id).oninput = reloadSoon;
     $("older").onclick = loadOlder;
     (async () => {
       try {

@@ -60,9 +60,12 @@ public struct TimelineServer: Sendable {
   func addRoutes(to router: Router<BasicRequestContext>) {
     let model = model
     router.get("/") { _, _ in Response.text(TimelinePage.html, type: "text/html; charset=utf-8") }
-    router.get("/api/head") { _, _ in await Response.json { try await model.head() } }
+    let head = model.head
+    router.get("/api/head") { _, _ in await Response.json { try await head.json() } }
     router.get("/api/log") { request, _ in
-      await Response.json { try await model.log(try Self.logQuery(request)) }
+      await Response.json {
+        try await model.log(try Self.logQuery(request), brief: request.uri.queryParameters.get("brief") == "1")
+      }
     }
     router.get("/api/entry/:seq") { _, context in
       await Response.json {
@@ -70,10 +73,17 @@ public struct TimelineServer: Sendable {
       }
     }
     router.get("/api/state") { request, _ in
-      await Response.json {
-        try await model.state(
-          at: try request.uri.queryParameters.get("at").map { try Self.seq(String($0), name: "at") })
+      await Response.json { try await Self.state(request, model) }
+    }
+    router.get("/api/export") { request, _ in
+      // The export format's own bytes (exact 64-bit ids), as a file to save.
+      var response = await Response.json { try await Self.state(request, model) }
+      if response.status == .ok {
+        let at = request.uri.queryParameters.get("at").map { "-at-\($0)" } ?? ""
+        let view = request.uri.queryParameters.get("view_at").map { "-view-\($0)" } ?? ""
+        response.headers[.contentDisposition] = "attachment; filename=\"state\(at)\(view).json\""
       }
+      return response
     }
     router.post("/api/undo") { _, _ in await Response.json { try await model.undo() } }
     router.post("/api/redo") { _, _ in await Response.json { try await model.redo() } }
@@ -93,18 +103,29 @@ public struct TimelineServer: Sendable {
     }
   }
 
-  struct RestoreRequest: Decodable {
+  struct RestoreRequest: Decodable, Example {
+    static let example = #"{"to": 12, "timeline": "document"} (timeline: all, document or view)"#
     var to: Int64
     var timeline: String?
   }
 
-  struct SnapshotRequest: Decodable {
+  struct SnapshotRequest: Decodable, Example {
+    static let example = #"{"label": "before the bug"}"#
     var label: String
+  }
+
+  /// `?at=` (the document's seq, or the whole state's) and `?view_at=` (the view state's,
+  /// when it differs).
+  static func state(_ request: Request, _ model: TimelineModel) async throws -> String {
+    let parameters = request.uri.queryParameters
+    let at = try parameters.get("at").map { try seq(String($0), name: "at") }
+    let viewAt = try parameters.get("view_at").map { try seq(String($0), name: "view_at") } ?? at
+    return try await model.state(at: at, viewAt: viewAt)
   }
 
   static func seq(_ text: String?, name: String) throws -> Int64 {
     guard let text, let seq = Int64(text) else {
-      throw TimelineError(status: 400, "\(name) must be a seq (an integer), not \(text.map { "'\($0)'" } ?? "nothing")")
+      throw TimelineError(status: 400, "\(name) must be an integer seq, not \(text.map { "'\($0)'" } ?? "nothing")")
     }
     return seq
   }
@@ -126,20 +147,33 @@ public struct TimelineServer: Sendable {
     query.action = text("action")
     query.table = text("table")
     query.text = text("q")
+    // SQLite refuses LIKE patterns past 50,000 bytes; a search that long is no search.
+    if let search = query.text, search.utf8.count > 1_000 {
+      throw TimelineError(status: 400, "q must be at most 1000 bytes, not \(search.utf8.count)")
+    }
     return query
   }
 
-  static func body<T: Decodable>(_ request: Request, as type: T.Type) async throws -> T {
-    let buffer = try await request.body.collect(upTo: 1 << 20)
+  static func body<T: Decodable & Example>(_ request: Request, as type: T.Type) async throws -> T {
+    let limit = 1 << 16
+    guard let buffer = try? await request.body.collect(upTo: limit) else {
+      throw TimelineError(status: 413, "the request body must be at most \(limit) bytes")
+    }
     do {
       return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
     } catch {
-      throw TimelineError(status: 400, "the request body is not the JSON this call takes: \(error)")
+      throw TimelineError(status: 400, "the request body must be JSON like \(T.example)")
     }
   }
+
 }
 
-/// Refuses any request without the server's token.
+/// A request body's shape, for the message when a body does not decode.
+protocol Example {
+  static var example: String { get }
+}
+
+/// Refuses any request without the server's token; answers every error as JSON.
 struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
   let token: String
 
@@ -148,11 +182,28 @@ struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
   {
     let header = request.headers.first { $0.name.canonicalName == "x-rewind-token" }?.value
     let given = header ?? request.uri.queryParameters.get("token").map { String($0) }
-    guard given == token else {
+    guard let given, Self.equalInConstantTime(given, token) else {
       return Response.json(status: 403, #"{"error":"a valid token is required: use the address rewind ui printed"}"#)
     }
-    return try await next(request, context)
+    do {
+      return try await next(request, context)
+    } catch let error as HTTPResponseError {
+      // An unknown path or method: JSON like every other answer.
+      let message =
+        error.status == .notFound
+        ? "there is no \(request.method) \(request.uri.path) (see the README's API table)"
+        : "\(error.status.code) \(error.status.reasonPhrase)"
+      return Response.json(status: error.status.code, #"{"error":\#(quoted(message))}"#)
+    }
   }
+
+  /// Compares without stopping at the first differing byte, so timing does not leak the token.
+  static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
+    let (x, y) = (Array(a.utf8), Array(b.utf8))
+    guard x.count == y.count else { return false }
+    return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+  }
+
 }
 
 extension Response {
@@ -175,12 +226,13 @@ extension Response {
     do {
       return json(try await body())
     } catch let error as TimelineError {
-      return json(status: error.status, #"{"error":\#(quoted(error.description))}"#)
+      let code = error.code.map { #","code":\#(quoted($0))"# } ?? ""
+      return json(status: error.status, #"{"error":\#(quoted(error.description))\#(code)}"#)
     } catch let error as RewindError {
       let status =
         switch error.code {
         case .unknownSeq: 404
-        case .snapshotLabel: error.message.hasPrefix("there is no") ? 404 : 409
+        case .snapshotLabel: error.message.hasPrefix("there is no") ? 404 : error.message.contains("empty") ? 400 : 409
         case .conflict, .readOnly: 409
         case .invalidValue, .invalidImport: 400
         default: 500

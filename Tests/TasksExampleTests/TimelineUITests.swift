@@ -50,6 +50,36 @@ struct TimelineUITests {
     )
   }
 
+  func text(_ page: URL, _ path: String) async throws -> String {
+    let pageToken = URLComponents(url: page, resolvingAgainstBaseURL: false)?.queryItems?.first?.value ?? ""
+    var request = URLRequest(url: URL(string: path, relativeTo: page)!)
+    request.setValue(pageToken, forHTTPHeaderField: "X-Rewind-Token")
+    let (data, _) = try await URLSession.shared.data(for: request)
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  @Test func lookingAtAFileOfAnEarlierReleaseLeavesItAsItWas() async throws {
+    let release = directory.path("release-0.1.sqlite")
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("RewindTests/Fixtures/release-0.1.sqlite")
+    try FileManager.default.copyItem(atPath: fixture.path, toPath: release)
+    func migrations() throws -> [String] {
+      try DatabaseQueue(path: release).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+    }
+    let before = try migrations()
+    let ui = try RunningProcess("rewind", ["ui", "release-0.1.sqlite"], directory: directory.url)
+    defer { ui.kill() }
+    let page = try #require(ui.readLines(1).first?.split(separator: " ").last.flatMap { URL(string: String($0)) })
+    #expect(try await call(page, "/api/head").json["lastSeq"] as? Int == 24)
+    #expect(try await call(page, "/api/state?at=12").status == 200)
+    #expect((try await call(page, "/api/log?limit=5").json["entries"] as? [Any])?.count == 5)
+    #expect(try migrations() == before)  // still the earlier release's schema
+    // A write is a write: it upgrades the file first, as the tool's commands do.
+    #expect(try await call(page, "/api/snapshot", method: "POST", body: #"{"label":"seen"}"#).status == 200)
+    #expect(try migrations().count > before.count)
+    #expect(try await call(page, "/api/head").json["lastSeq"] as? Int == 24)
+  }
+
   @Test func theAPIAnswersWithTheTokenOnLoopbackOnlyAndRefusesBadInput() async throws {
     let (ui, page) = try startUI()
     defer { ui.kill() }
@@ -74,6 +104,17 @@ struct TimelineUITests {
     let search = try await call(page, "/api/log?q=Plan%20the%20trip")
     #expect((search.json["entries"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [12])
 
+    let brief = try await call(page, "/api/log?before=13&limit=1&brief=1")
+    let briefEntry = (brief.json["entries"] as? [[String: Any]])?.first
+    #expect(briefEntry?["seq"] as? Int == 12 && briefEntry?["summary"] as? String == "view_state +1")
+    #expect(briefEntry?["payload"] == nil && briefEntry?["changes"] == nil)
+
+    // The export is the library's own bytes, for any pair of document and view seqs.
+    #expect(try await text(page, "/api/export?at=4") == RewindDatabase(path: path, readOnly: true).export(at: 4))
+    #expect(
+      try await text(page, "/api/export?at=4&view_at=12")
+        == RewindDatabase(path: path, readOnly: true).export(at: 4, viewAt: 12))
+
     let unknown = try await call(page, "/api/entry/99")
     #expect(unknown.status == 404)
     #expect(unknown.json["error"] as? String == "there is no entry 99 in the log (it holds 1 to 12)")
@@ -81,9 +122,20 @@ struct TimelineUITests {
     #expect(try await call(page, "/api/state?at=99").status == 404)
     let malformed = try await call(page, "/api/restore", method: "POST", body: "{to: 3")
     #expect(malformed.status == 400)
-    #expect((malformed.json["error"] as? String)?.hasPrefix("the request body is not the JSON this call takes") == true)
+    #expect((malformed.json["error"] as? String)?.hasPrefix(#"the request body must be JSON like {"to": 12"#) == true)
     let badTimeline = try await call(page, "/api/restore", method: "POST", body: #"{"to":3,"timeline":"both"}"#)
     #expect(badTimeline.status == 400)
+    let nowhere = try await call(page, "/api/nowhere")
+    #expect(
+      nowhere.status == 404
+        && nowhere.json["error"] as? String == "there is no GET /api/nowhere (see the README's API table)")
+    #expect(try await call(page, "/api/undo").status == 404)  // undo is a POST
+    let huge = try await call(page, "/api/snapshot", method: "POST", body: String(repeating: " ", count: 70_000))
+    #expect(huge.status == 413)
+    let longSearch = try await call(page, "/api/log?q=" + String(repeating: "a", count: 2_000))
+    #expect(longSearch.status == 400 && longSearch.json["error"] as? String == "q must be at most 1000 bytes, not 2000")
+    #expect(try await call(page, "/api/snapshot", method: "POST", body: #"{"label":""}"#).status == 400)
+    #expect(try await call(page, "/api/snapshot", method: "POST", body: #"{"label":"a\u0000b"}"#).status == 400)
     #expect(try RewindDatabase(path: path, readOnly: true).inspect().lastSeq == 12)  // nothing was written
 
     // Writes go through the library: logged, undoable, refused by its rules.
@@ -117,7 +169,8 @@ struct TimelineUITests {
     #expect((try await call(page, "/api/log?limit=3").json["entries"] as? [Any])?.count == 3)
     let undo = try await call(page, "/api/undo", method: "POST")
     #expect(undo.status == 409)
-    #expect((undo.json["error"] as? String)?.contains("was opened read-only") == true)
+    #expect(
+      undo.json["error"] as? String == "demo.sqlite is read-only for this process: the page can show it, not change it")
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
   }
 
@@ -127,14 +180,17 @@ struct TimelineUITests {
     let browser = try await WebDriver()
     do {
       try await browser.open(page)
-      try await browser.wait("the timeline", until: "return document.querySelectorAll('#timeline tr').length === 12")
+      try await browser.wait(
+        "the timeline", until: "return document.querySelectorAll('#timeline tbody tr').length === 12")
       #expect(
-        try await browser.run("return [...document.querySelectorAll('#timeline tr')].map(r => Number(r.dataset.seq))")
+        try await browser.run(
+          "return [...document.querySelectorAll('#timeline tbody tr')].map(r => Number(r.dataset.seq))")
           as? [Int] == Array(1...12))
-      #expect(try await browser.run("return document.querySelector('#timeline tr.now').dataset.seq") as? String == "12")
+      #expect(
+        try await browser.run("return document.querySelector('#timeline tbody tr.now').dataset.seq") as? String == "12")
 
       // Selecting the append shows its row change, the changed column highlighted.
-      try await browser.click(#"#timeline tr[data-seq="9"]"#)
+      try await browser.click(#"#timeline tbody tr[data-seq="9"]"#)
       try await browser.wait(
         "the entry", until: "return !!document.querySelector('#entry-detail table[data-table=tasks]')")
       #expect(
@@ -143,11 +199,11 @@ struct TimelineUITests {
       #expect(
         try await browser.run("return document.querySelector('#entry-detail tr.after td.changed').textContent")
           as? String == #""Write report by Friday""#)
-      try await browser.click(#"#timeline tr[data-seq="8"]"#)
+      try await browser.click(#"#timeline tbody tr[data-seq="8"]"#)
       try await browser.wait(
         "the view diff", until: "return !!document.querySelector('#entry-detail [data-path=selection] .new')")
       if let folder = ProcessInfo.processInfo.environment["REWIND_UI_SCREENSHOTS"] {
-        try await browser.click(#"#timeline tr[data-seq="9"]"#)
+        try await browser.click(#"#timeline tbody tr[data-seq="9"]"#)
         try await browser.wait("the entry", until: "return !!document.querySelector('#entry-detail td.changed')")
         try await browser.screenshot().write(to: URL(fileURLWithPath: folder).appendingPathComponent("ui-timeline.png"))
       }
@@ -170,20 +226,34 @@ struct TimelineUITests {
 
       // Restoring the document from the page writes one entry; the library sees it.
       try await browser.click("#restore-document")
-      try await browser.wait("the restore", until: "return !!document.querySelector('#timeline tr[data-seq=\"13\"]')")
+      try await browser.wait(
+        "the restore", until: "return !!document.querySelector('#timeline tbody tr[data-seq=\"13\"]')")
       let database = try RewindDatabase(path: path, readOnly: true)
       #expect(try database.entry(13).kind == "restore")
       #expect(try database.export().contains(#""allTasks": [1,2]"#))
       try await browser.click("#undo")
-      try await browser.wait("the undo", until: "return !!document.querySelector('#timeline tr[data-seq=\"14\"]')")
+      try await browser.wait(
+        "the undo", until: "return !!document.querySelector('#timeline tbody tr[data-seq=\"14\"]')")
       #expect(try RewindDatabase(path: path, readOnly: true).entry(14).kind == "undo")
       #expect(try RewindDatabase(path: path, readOnly: true).export().contains(#""allTasks": [3,1,2]"#))
 
       // A separate process writes: the entry appears without a reload.
       #expect(try runner.tasks("--db", "demo.sqlite", "add", "From the app").stdout == "15 add\n")
       try await browser.wait(
-        "the app's entry", seconds: 5, until: "return !!document.querySelector('#timeline tr[data-seq=\"15\"]')")
-      #expect(try await browser.run("return document.querySelector('#timeline tr.now').dataset.seq") as? String == "15")
+        "the app's entry", seconds: 5, until: "return !!document.querySelector('#timeline tbody tr[data-seq=\"15\"]')")
+      #expect(
+        try await browser.run("return document.querySelector('#timeline tbody tr.now').dataset.seq") as? String == "15")
+
+      // A burst of 1,200 entries between two polls: every one appears, once, in order.
+      let burst = (1...1_200).map { "scroll \($0 + 1_000)" }.joined(separator: "\n")
+      #expect(try runner.tasks("--db", "demo.sqlite", "shell", input: burst).status == 0)
+      try await browser.wait(
+        "the burst", seconds: 20,
+        until: "return document.querySelector('#timeline tbody tr.now')?.dataset.seq === '1215'")
+      let seqs =
+        try await browser.run(
+          "return [...document.querySelectorAll('#timeline tbody tr')].map(r => Number(r.dataset.seq))") as? [Int]
+      #expect(seqs == Array(1...1_215))
     } catch {
       await browser.quit()
       throw error

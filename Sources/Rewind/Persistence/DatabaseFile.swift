@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Opens database files, refusing anything that is not a Rewind database before writing to it.
 enum DatabaseFile {
@@ -49,7 +50,9 @@ enum DatabaseFile {
   /// WAL database needs (a read-only folder) while no `-wal` file holds commits.
   private static func cannotOpenWAL(_ error: DatabaseError, path: String) -> Bool {
     guard error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN else { return false }
-    return walSize(of: path) == 0
+    // Only where no one can write in WAL mode: an immutable reader never sees later commits.
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    return access(folder, W_OK) != 0 && walSize(of: path) == 0
   }
 
   /// The size of the file's write-ahead log, 0 if it has none.
@@ -85,46 +88,63 @@ enum DatabaseFile {
   /// Refuses a file that exists, is not empty and lacks SQLite's header, or whose size shows it
   /// was cut short; creates a missing one.
   private static func checkHeader(path: String) throws {
-    var fd = Foundation.open(path, O_RDONLY)
-    if fd < 0 {
-      guard errno == ENOENT else {
-        throw RewindError(.readFailed, "\(path) cannot be read: \(String(cString: strerror(errno)))")
-      }
+    if !FileManager.default.fileExists(atPath: path) {
       // Create it now with owner-only permissions; SQLite gives its -wal and -shm files the same.
       let created = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
       if created >= 0 {
         close(created)
         return
       }
-      // Another process created it between the two calls: open theirs.
+      // Another process created it between the two calls: check theirs.
       guard errno == EEXIST else {
         throw RewindError(.readFailed, "\(path) cannot be created: \(String(cString: strerror(errno)))")
       }
-      fd = Foundation.open(path, O_RDONLY)
-      guard fd >= 0 else {
-        throw RewindError(.readFailed, "\(path) cannot be read: \(String(cString: strerror(errno)))")
-      }
     }
-    defer { close(fd) }
-    var header = [UInt8](repeating: 0, count: 100)
-    let count = read(fd, &header, header.count)
-    if count == 0 { return }  // An empty file is a new database.
-    guard count >= sqliteHeader.count, Array(header[0..<sqliteHeader.count]) == sqliteHeader else {
+    let (header, size) = try readHeader(path)
+    if size == 0 { return }  // An empty file is a new database.
+    guard header.count >= sqliteHeader.count, Array(header[0..<sqliteHeader.count]) == sqliteHeader else {
       throw RewindError(.notSQLite, "\(path) is not an SQLite database (its header does not match)")
     }
-    guard count == header.count else {
-      throw RewindError(.corruptData, "\(path) is damaged: it is \(count) bytes long, shorter than SQLite's header")
+    guard header.count == 100 else {
+      throw RewindError(.corruptData, "\(path) is damaged: it is \(size) bytes long, shorter than SQLite's header")
     }
-    try checkSize(header, fd: fd, path: path)
+    try checkSize(header, size: size, path: path)
+  }
+
+  /// The file's first 100 bytes (fewer if it is shorter) and its size, read through SQLite's
+  /// own file layer. Opening and closing the file directly would drop every POSIX lock this
+  /// process holds on it, those of its other connections included: another process could then
+  /// take the database for unused and reset its write-ahead log under them.
+  private static func readHeader(_ path: String) throws -> (header: [UInt8], size: Int64) {
+    var connection: OpaquePointer?
+    defer { sqlite3_close(connection) }
+    guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+      throw RewindError(.readFailed, "\(path) cannot be read: \(String(cString: sqlite3_errmsg(connection)))")
+    }
+    var file: UnsafeMutablePointer<sqlite3_file>?
+    guard sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
+      let file, let methods = file.pointee.pMethods
+    else {
+      throw RewindError(.readFailed, "\(path) cannot be read: SQLite gave no file handle")
+    }
+    var size: sqlite3_int64 = 0
+    guard methods.pointee.xFileSize(file, &size) == SQLITE_OK else {
+      throw RewindError(.readFailed, "\(path) cannot be read: its size is unknown")
+    }
+    var header = [UInt8](repeating: 0, count: Int(min(size, 100)))
+    if !header.isEmpty {
+      let result = header.withUnsafeMutableBytes { methods.pointee.xRead(file, $0.baseAddress, Int32($0.count), 0) }
+      guard result == SQLITE_OK else {
+        throw RewindError(.readFailed, "\(path) cannot be read (SQLite error \(result))")
+      }
+    }
+    return (header, Int64(size))
   }
 
   /// SQLite reads a truncated file without complaint until it needs a missing page. Its header
   /// says how long the file must be: whole pages, and (when the header's page count is valid
   /// and no write-ahead log holds newer pages) at least that many.
-  private static func checkSize(_ header: [UInt8], fd: Int32, path: String) throws {
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { return }
-    let size = Int64(info.st_size)
+  private static func checkSize(_ header: [UInt8], size: Int64, path: String) throws {
     let rawPageSize = Int64(header[16]) << 8 | Int64(header[17])
     let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
     guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else {

@@ -33,9 +33,24 @@ extension RewindDatabase {
   ///
   /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log.
   public func export(at seq: Int64? = nil) throws -> String {
+    try export(at: seq, viewAt: seq)
+  }
+
+  /// The state as JSON with its document (entities and lists) right after `seq` and its view
+  /// state right after `viewSeq` (`nil`: now): the two timelines of a split time travel, in
+  /// the format ``importState(_:)`` reads.
+  ///
+  /// - Throws: ``RewindError/Code/unknownSeq`` if a seq is not in the log.
+  public func export(at seq: Int64?, viewAt viewSeq: Int64?) throws -> String {
     try read { db, history in
-      let rows = try seq.map { try history.rows(at: $0, db) } ?? StateRows(db, catalog: history.tables)
-      return Self.exportJSON(rows, catalog: history.tables)
+      func rows(_ seq: Int64?) throws -> StateRows {
+        try seq.map { try history.rows(at: $0, db) } ?? StateRows(db, catalog: history.tables)
+      }
+      var image = try rows(seq)
+      if viewSeq != seq {
+        image.tables[EngineTable.viewState.name] = try rows(viewSeq).tables[EngineTable.viewState.name]
+      }
+      return Self.exportJSON(image, catalog: history.tables)
     }
   }
 

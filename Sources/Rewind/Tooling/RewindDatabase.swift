@@ -226,6 +226,10 @@ public final class RewindDatabase {
   @discardableResult
   public func snapshot(label: String) throws -> Int64 {
     guard !label.isEmpty else { throw RewindError(.snapshotLabel, "a snapshot label cannot be empty") }
+    // SQLite's text ends at a NUL for some readers: "a\0b" would be stored as "a".
+    guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+      throw RewindError(.invalidValue, "a snapshot label cannot hold control characters (such as NUL or a newline)")
+    }
     return try write { db, history in
       if try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [label]) == true {
         throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
