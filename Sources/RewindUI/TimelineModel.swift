@@ -45,6 +45,10 @@ actor TimelineModel {
     try await written(try openWriter().restore(to: seq, timeline: timeline))
   }
 
+  func restore(snapshot label: String) async throws -> String {
+    try await written(try openWriter().restore(snapshot: label))
+  }
+
   func snapshot(label: String) async throws -> String {
     try await written(try openWriter().snapshot(label: label))
   }

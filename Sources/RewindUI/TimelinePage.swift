@@ -81,6 +81,7 @@ enum TimelinePage {
       <span class="spacer"></span>
       <span id="message"></span>
       <button id="undo">Undo</button><button id="redo">Redo</button><button id="snapshot">Snapshot…</button>
+      <select id="snapshots" title="restore a labelled snapshot"><option value="">snapshots…</option></select>
     </header>
     <main>
       <section>
@@ -222,6 +223,10 @@ enum TimelinePage {
       $("position").textContent = `last seq ${head.lastSeq}` + (head.baseSeq ? ` · history starts after seq ${head.baseSeq}` : "")
         + ` · ${head.snapshots.length} snapshot${head.snapshots.length === 1 ? "" : "s"}`;
       $("undo").disabled = head.readOnly || !head.canUndo; $("redo").disabled = head.readOnly || !head.canRedo;
+      const labels = head.snapshots.filter((s) => s.label != null);
+      $("snapshots").replaceChildren(el("option", { value: "" }, labels.length ? "restore a snapshot…" : "no labelled snapshots"),
+        ...labels.map((s) => el("option", { value: s.label }, `${s.label} (seq ${s.seq})`)));
+      $("snapshots").disabled = head.readOnly || !labels.length;
       for (const id of ["snapshot", "restore-all", "restore-document", "restore-view"]) $(id).disabled = head.readOnly;
       if (head.readOnly) $("position").textContent += " · read-only";
       for (const id of ["all-slider", "doc-slider", "view-slider"]) {
@@ -258,6 +263,13 @@ enum TimelinePage {
         const step = tr.querySelector(".step").textContent.match(/step (\d+)/);
         tr.classList.toggle("undone", !!step && state.redo.has(Number(step[1])));
       });
+      // A live page keeps the newest 5,000 rows; "Load older entries" brings back the rest.
+      const rows = $("timeline").tBodies[0].rows;
+      if (rows.length > 5000) {
+        while (rows.length > 5000) rows[0].remove();
+        state.first = Number(rows[0].dataset.seq);
+        $("older").hidden = false;
+      }
       markNow();
       if (atBottom) scroller.scrollTop = scroller.scrollHeight;
       await showState();
@@ -382,6 +394,10 @@ enum TimelinePage {
     }
     $("undo").onclick = () => act("undo", "/api/undo");
     $("redo").onclick = () => act("redo", "/api/redo");
+    $("snapshots").onchange = () => {
+      const label = $("snapshots").value;
+      if (label) act(`restore snapshot ${label}`, "/api/restore", { snapshot: label });
+    };
     $("snapshot").onclick = () => { const label = prompt("Snapshot label"); if (label) act("snapshot", "/api/snapshot", { label }); };
     $("restore-all").onclick = () => { const { split, doc, view } = seqs(); if (split && doc !== view) say("Unsplit, or restore the document and the view one at a time."); else act("restore", "/api/restore", { to: doc, timeline: "all" }); };
     $("restore-document").onclick = () => act("restore document", "/api/restore", { to: seqs().doc, timeline: "document" });

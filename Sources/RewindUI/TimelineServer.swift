@@ -17,7 +17,7 @@ import Rewind
 /// | `GET /api/entry/SEQ` | one entry: payload, row changes, summary |
 /// | `GET /api/state?at=SEQ` | the state right after SEQ (now, without `at`), as `rewind export` writes it |
 /// | `POST /api/undo`, `POST /api/redo` | the store's undo and redo |
-/// | `POST /api/restore` `{"to": SEQ, "timeline": "all" \| "document" \| "view"}` | restore, as one undoable entry |
+/// | `POST /api/restore` `{"to": SEQ, "timeline": "all" \| "document" \| "view"}` or `{"snapshot": LABEL}` | restore, as one entry |
 /// | `POST /api/snapshot` `{"label": NAME}` | a labelled snapshot |
 public struct TimelineServer: Sendable {
   let model: TimelineModel
@@ -90,10 +90,17 @@ public struct TimelineServer: Sendable {
     router.post("/api/restore") { request, _ in
       await Response.json {
         let body = try await Self.body(request, as: RestoreRequest.self)
-        guard let timeline = Timeline(rawValue: body.timeline ?? "all") else {
-          throw TimelineError(status: 400, "timeline must be all, document or view, not '\(body.timeline ?? "")'")
+        switch (body.to, body.snapshot) {
+        case (let seq?, nil):
+          guard let timeline = Timeline(rawValue: body.timeline ?? "all") else {
+            throw TimelineError(status: 400, "timeline must be all, document or view, not '\(body.timeline ?? "")'")
+          }
+          return try await model.restore(to: seq, timeline: timeline)
+        case (nil, let label?):
+          return try await model.restore(snapshot: label)
+        default:
+          throw TimelineError(status: 400, "give exactly one of to (a seq) and snapshot (a label)")
         }
-        return try await model.restore(to: body.to, timeline: timeline)
       }
     }
     router.post("/api/snapshot") { request, _ in
@@ -104,9 +111,11 @@ public struct TimelineServer: Sendable {
   }
 
   struct RestoreRequest: Decodable, Example {
-    static let example = #"{"to": 12, "timeline": "document"} (timeline: all, document or view)"#
-    var to: Int64
+    static let example =
+      #"{"to": 12, "timeline": "document"} (timeline: all, document or view) or {"snapshot": "a label"}"#
+    var to: Int64?
     var timeline: String?
+    var snapshot: String?
   }
 
   struct SnapshotRequest: Decodable, Example {

@@ -150,6 +150,12 @@ struct TimelineUITests {
     #expect(try await call(page, "/api/redo", method: "POST").json["error"] as? String == "nothing to redo")
     #expect(try await call(page, "/api/snapshot", method: "POST", body: #"{"label":"a"}"#).status == 200)
     #expect(try await call(page, "/api/snapshot", method: "POST", body: #"{"label":"a"}"#).status == 409)
+    // A labelled snapshot restores by name; a missing one is 404, neither target is 400.
+    #expect(try await call(page, "/api/undo", method: "POST").status == 200)
+    let back = try await call(page, "/api/restore", method: "POST", body: #"{"snapshot":"a"}"#)
+    #expect(back.status == 200 && back.json["seq"] as? Int != nil)
+    #expect(try await call(page, "/api/restore", method: "POST", body: #"{"snapshot":"nope"}"#).status == 404)
+    #expect(try await call(page, "/api/restore", method: "POST", body: "{}").status == 400)
     #expect(try RewindDatabase(path: path, readOnly: true).verify().problems == [])
   }
 
