@@ -16,6 +16,25 @@ struct TestStoreTests {
     return (directory, path)
   }
 
+  /// What sending `.search("x")` while stating `searchText = "y"` reports, in either framework.
+  static let wrongSearchText = """
+    The state after sending TasksAction.list(.search("x")) is not what the test expects: (Expected: -, Actual: +)
+
+      TasksState(
+        tasks: [:],
+        allTasks: [],
+        favorited: [],
+        view: TasksViewState(…),
+        list: ListFeature.State(
+    -     searchText: "y",
+    +     searchText: "x",
+          scrollOffset: 0.0,
+          isEditing: false
+        ),
+        settings: SettingsFeature.State(showCompleted: true)
+      )
+    """
+
   /// Runs `body`, which must record exactly one issue, and returns that issue's text.
   func recordedIssue(_ body: () async throws -> Void) async -> String {
     let messages = Messages()
@@ -110,24 +129,7 @@ struct TestStoreTests {
     let message = await recordedIssue {
       try await store.send(.search("x")) { $0.list.searchText = "y" }
     }
-    #expect(
-      message == """
-        The state after sending TasksAction.list(.search("x")) is not what the test expects: (Expected: -, Actual: +)
-
-          TasksState(
-            tasks: [:],
-            allTasks: [],
-            favorited: [],
-            view: TasksViewState(…),
-            list: ListFeature.State(
-        -     searchText: "y",
-        +     searchText: "x",
-              scrollOffset: 0.0,
-              isEditing: false
-            ),
-            settings: SettingsFeature.State(showCompleted: true)
-          )
-        """)
+    #expect(message == Self.wrongSearchText)
   }
 
   @Test func aChangedTitleShowsOneLine() async throws {
@@ -242,25 +244,7 @@ final class TestStoreXCTestReportingTests: XCTestCase {
     // IssueReporting may add a note about host applications after the diff (it cannot tell an
     // async XCTest frame on Linux); the report itself is what this checks.
     let report = failures.first?.components(separatedBy: "\n\n━━").first
-    XCTAssertEqual(
-      report,
-      """
-      TestStoreTests.swift:\(line): failed - The state after sending TasksAction.list(.search("x")) is not what the test expects: (Expected: -, Actual: +)
-
-        TasksState(
-          tasks: [:],
-          allTasks: [],
-          favorited: [],
-          view: TasksViewState(…),
-          list: ListFeature.State(
-      -     searchText: "y",
-      +     searchText: "x",
-            scrollOffset: 0.0,
-            isEditing: false
-          ),
-          settings: SettingsFeature.State(showCompleted: true)
-        )
-      """)
+    XCTAssertEqual(report, "TestStoreTests.swift:\(line): failed - " + TestStoreTests.wrongSearchText)
   }
 }
 

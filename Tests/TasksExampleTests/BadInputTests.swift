@@ -124,8 +124,7 @@ struct BadInputTests {
   }
 
   @Test func aReadOnlyFileOrFolderIsAClearError() throws {
-    // Tests run as root, which file modes do not stop: run the app as `nobody` instead.
-    let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    let nobody = ProcessRunner.unprivileged
     try makeDatabase(tasks: 3)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url.path)
     try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)

@@ -25,6 +25,12 @@ struct ProcessRunner {
 
   var directory: URL
 
+  /// A launcher that runs as the unprivileged user `nobody` when the tests run as root (file
+  /// modes do not stop root); as anyone else, none is needed.
+  static var unprivileged: [String] {
+    getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+  }
+
   /// Runs `executable` with `arguments` in `directory`, feeding it `input` on stdin. With a
   /// `launcher` (such as `setpriv ...`), runs the launcher with the executable's path and the
   /// arguments after its own.

@@ -13,11 +13,7 @@ struct ReadOnlyAndBackupTests {
     runner = ProcessRunner(directory: directory.url)
   }
 
-  /// Runs as the unprivileged user `nobody` (tests run as root here, which file modes do not
-  /// stop); as anyone else, runs as that user.
-  var unprivileged: [String] {
-    getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
-  }
+  var unprivileged: [String] { ProcessRunner.unprivileged }
 
   func makeTasks() throws {
     for title in ["Buy milk", "Write report", "Call Alice"] {

@@ -166,7 +166,7 @@ struct TimelineUITests {
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
     let ui = try RunningProcess(
       "rewind", ["ui", "demo.sqlite"], directory: directory.url,
-      launcher: getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [])
+      launcher: ProcessRunner.unprivileged)
     defer { ui.kill() }
     let line = ui.readLines(1).first ?? ""
     let page = try #require(line.split(separator: " ").last.flatMap { URL(string: String($0)) }, "\(line)")
