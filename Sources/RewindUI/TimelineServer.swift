@@ -8,17 +8,21 @@ import Rewind
 ///
 /// The server binds to 127.0.0.1 only, and every request must carry the token it was started
 /// with (`?token=` or the `X-Rewind-Token` header), so other local users' processes cannot
-/// drive it. The JSON API under the page:
+/// drive it. Looking never writes: the file is opened for writing on the first write. The JSON
+/// API under the page (the README has the details):
 ///
 /// | request | answer |
 /// |---|---|
-/// | `GET /api/head` | last seq, base seq, undo and redo step counts, snapshots |
-/// | `GET /api/log?from=&before=&limit=&kind=&action=&table=&q=` | a page of entries in seq order |
+/// | `GET /api/head` | last seq, base seq, read-only, can undo and redo, redo steps, snapshots |
+/// | `GET /api/log?from=&before=&limit=&kind=&action=&table=&q=&brief=1` | a page of entries in seq order |
 /// | `GET /api/entry/SEQ` | one entry: payload, row changes, summary |
-/// | `GET /api/state?at=SEQ` | the state right after SEQ (now, without `at`), as `rewind export` writes it |
+/// | `GET /api/state?at=SEQ&view_at=SEQ` | the state right after SEQ (now, without `at`), as `rewind export` writes it |
+/// | `GET /api/export?at=SEQ&view_at=SEQ` | the same, as a file to save |
 /// | `POST /api/undo`, `POST /api/redo` | the store's undo and redo |
 /// | `POST /api/restore` `{"to": SEQ, "timeline": "all" \| "document" \| "view"}` or `{"snapshot": LABEL}` | restore, as one entry |
 /// | `POST /api/snapshot` `{"label": NAME}` | a labelled snapshot |
+///
+/// Refusals are `{"error": ...}` with 400, 403, 404, 409 or 413.
 public struct TimelineServer: Sendable {
   let model: TimelineModel
   /// The secret every request must carry.
