@@ -246,7 +246,7 @@ struct TimelineUITests {
       // A separate process writes: the entry appears without a reload.
       #expect(try runner.tasks("--db", "demo.sqlite", "add", "From the app").stdout == "15 add\n")
       try await browser.wait(
-        "the app's entry", seconds: 5, until: "return !!document.querySelector('#timeline tbody tr[data-seq=\"15\"]')")
+        "the app's entry", seconds: 30, until: "return !!document.querySelector('#timeline tbody tr[data-seq=\"15\"]')")
       #expect(
         try await browser.run("return document.querySelector('#timeline tbody tr.now').dataset.seq") as? String == "15")
 
@@ -254,7 +254,7 @@ struct TimelineUITests {
       let burst = (1...1_200).map { "scroll \($0 + 1_000)" }.joined(separator: "\n")
       #expect(try runner.tasks("--db", "demo.sqlite", "shell", input: burst).status == 0)
       try await browser.wait(
-        "the burst", seconds: 20,
+        "the burst", seconds: 60,
         until: "return document.querySelector('#timeline tbody tr.now')?.dataset.seq === '1215'")
       let seqs =
         try await browser.run(

@@ -22,7 +22,7 @@ final class WebDriver {
     try driver.run()
     base = URL(string: "http://127.0.0.1:\(port)")!
     var lastError: (any Error)?
-    for _ in 0..<100 {
+    for _ in 0..<300 {  // up to 30 s on a busy machine
       try await Task.sleep(for: .milliseconds(100))
       do {
         _ = try await Self.send(base.appendingPathComponent("status"), "GET", nil)
@@ -104,8 +104,9 @@ final class WebDriver {
     _ = try await command("element/\(element)/click", [:])
   }
 
-  /// Waits until `script` returns true, for up to `seconds`.
-  func wait(_ what: String, seconds: Double = 10, until script: String) async throws {
+  /// Waits until `script` returns true, for up to `seconds`: a guard against a page that never
+  /// gets there, generous for a busy machine, not a speed check.
+  func wait(_ what: String, seconds: Double = 30, until script: String) async throws {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
       if try await run(script) as? Bool == true { return }
