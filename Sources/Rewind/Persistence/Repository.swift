@@ -7,7 +7,9 @@ import GRDB
 ///
 /// One repository owns one connection. It is used from the store's actor only.
 final class Repository<State: PersistentState> {
-  let database: DatabaseQueue
+  /// The file's connection; for a read-only store on a file that needs setting up, a private
+  /// in-memory copy of it.
+  private(set) var database: DatabaseQueue
   let schema: StateSchema<State>
   /// The most memory SQLite's page cache may use, in KiB.
   static var pageCacheKiB: Int { 32_768 }
@@ -23,8 +25,8 @@ final class Repository<State: PersistentState> {
   /// and sets it up in one write transaction: the engine's migrations, the app's tables, and
   /// for a new file the initial state's rows.
   ///
-  /// Read-only, the file must exist and be set up already (nothing is created, migrated or
-  /// registered), and it is never written.
+  /// Read-only, the file must exist and is never written; one that needs setting up or
+  /// upgrading is set up in an in-memory copy, whose state does not follow later writes.
   ///
   /// - Throws: ``RewindError`` when the path is not a file path, or the file is not SQLite, not
   ///   a Rewind database, damaged, or from a newer version; the file is left untouched.
@@ -61,10 +63,11 @@ final class Repository<State: PersistentState> {
         return
       }
       if readOnly {
-        throw RewindError(
-          .readOnly,
-          "\(name) must be set up or upgraded for this app before it can be read, which writes to it: open it for writing once"
-        )
+        // A file of an earlier release (or one this app has not set up yet) is set up in a
+        // private in-memory copy, as `RewindDatabase` does: the file itself is never written.
+        let copy = try DatabaseQueue()
+        try database.backup(to: copy)
+        database = copy
       }
       // Whether the file is new is decided under the write lock: two processes creating one
       // file at once agree on which of them sets it up.

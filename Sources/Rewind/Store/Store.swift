@@ -67,9 +67,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   ///     (view state that points at a missing entity is not repaired, as that is a write), and
   ///     every write (`send`, `undo`, `redo`, `jump`) throws ``RewindError/Code/readOnly``
   ///     with the state unchanged. ``reload()`` shows what other processes wrote.
+  ///     A file of an earlier release is upgraded in a private in-memory copy (memory
+  ///     proportional to the file), which shows the file as it was when opened.
   /// - Throws: ``RewindError`` if the file is not SQLite, is not a Rewind database, is
   ///   damaged, was written by a newer version, or cannot be read; read-only, also if it does
-  ///   not exist or must first be set up or upgraded. The file is left unchanged.
+  ///   not exist. The file is left unchanged.
   public init(
     path: String,
     initialState: State,
