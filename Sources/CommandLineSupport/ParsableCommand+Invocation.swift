@@ -29,8 +29,10 @@ extension ParsableCommand {
   ///
   /// - Parameter optionsTakingValues: the root command's options that take a value (`--db`),
   ///   so that their values are not taken for the subcommand.
-  public static func unknownSubcommandMessage(in arguments: [String], optionsTakingValues: Set<String> = []) -> String?
-  {
+  /// - Parameter hint: where to look for the commands.
+  public static func unknownSubcommandMessage(
+    in arguments: [String], optionsTakingValues: Set<String> = [], hint: String? = nil
+  ) -> String? {
     var remaining = arguments[...]
     while let first = remaining.first, first.hasPrefix("-") {
       remaining = remaining.dropFirst(optionsTakingValues.contains(first) ? 2 : 1)
@@ -45,7 +47,7 @@ extension ParsableCommand {
       .filter { $0.distance <= max(1, $0.name.count / 3) || ($0.name.hasPrefix(word) && word.count >= 2) }
       .min { $0.distance < $1.distance }
     let suggestion = nearest.map { " Did you mean '\($0.name)'?" } ?? ""
-    return "Unknown command '\(word)'.\(suggestion) See '\(_commandName) --help' for the commands."
+    return "Unknown command '\(word)'.\(suggestion) \(hint ?? "See '\(_commandName) --help' for the commands.")"
   }
 
   /// Runs the command line: parses it (negative numbers included), runs the command, and exits

@@ -116,18 +116,13 @@ actor HeadReader {
       #"{"seq":\#(snapshot.seq),"kind":\#(quoted(snapshot.kind)),"label":\#(snapshot.label.map(quoted) ?? "null")}"#
     }
     return """
-      {"path":\(quoted(path)),"readOnly":\(!Self.canWrite(path)),"lastSeq":\(position.lastSeq),\
+      {"path":\(quoted(path)),"readOnly":\(!RewindDatabase.canWrite(path)),"lastSeq":\(position.lastSeq),\
       "baseSeq":\(position.baseSeq),"canUndo":\(position.canUndo),"canRedo":\(!position.redoSteps.isEmpty),\
       "redoStepIds":[\(position.redoSteps.map(String.init).joined(separator: ","))],\
       "snapshots":[\(snapshots.joined(separator: ","))]}
       """
   }
 
-  /// Whether this process may write the file and create its `-wal` and `-shm` beside it.
-  static func canWrite(_ path: String) -> Bool {
-    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-    return access(path, W_OK) == 0 && access(folder.isEmpty ? "." : folder, W_OK) == 0
-  }
 }
 
 /// A request the timeline refuses, with the HTTP status that says why.

@@ -86,9 +86,8 @@ struct Shell: AsyncParsableCommand {
       // `add --help`: the command's whole help.
       if TasksCommand.exitCode(for: error) == .success { return TasksCommand.fullMessage(for: error) }
       let words = (try? ShellWords.split(line)) ?? []
-      if let message = TasksCommand.unknownSubcommandMessage(in: words) {
-        return
-          "error: \(message.replacingOccurrences(of: " See 'tasks --help' for the commands.", with: " Type help for the commands."))"
+      if let message = TasksCommand.unknownSubcommandMessage(in: words, hint: "Type help for the commands.") {
+        return "error: \(message)"
       }
       let message =
         TasksCommand.message(for: error)

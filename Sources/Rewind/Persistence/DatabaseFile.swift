@@ -41,7 +41,7 @@ enum DatabaseFile {
   }
 
   /// Whether this process may write the file and create its `-wal` and `-shm` files beside it.
-  private static func canWrite(_ path: String) -> Bool {
+  static func canWrite(_ path: String) -> Bool {
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
     return access(path, W_OK) == 0 && access(folder, W_OK) == 0
   }
@@ -196,12 +196,15 @@ enum DatabaseFile {
     return .rewind(version: try EngineMigrations.applied(db).count)
   }
 
+  /// Whether the database has any table of its own (SQLite's internal ones aside).
+  static func hasTables(_ db: Database) throws -> Bool {
+    try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") ?? false
+  }
+
   static func inspect(_ reader: some DatabaseReader, path: String) throws -> Contents {
     do {
       return try reader.read { db in
-        let tables = try String.fetchAll(
-          db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        if tables.isEmpty { return .empty }
+        guard try hasTables(db) else { return .empty }
         return try checkRewindTables(db, path: path)
       }
     } catch let error as RewindError {

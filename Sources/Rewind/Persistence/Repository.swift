@@ -47,10 +47,11 @@ final class Repository<State: PersistentState> {
       // grows only as pages are used, so a larger ceiling costs a small database nothing.
       try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
+    let contents: DatabaseFile.Contents
     if let path {
-      (database, _) = try DatabaseFile.open(path: path, configuration: configuration)
+      (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
     } else {
-      database = try DatabaseQueue(configuration: configuration)
+      (database, contents) = (try DatabaseQueue(configuration: configuration), .empty)
     }
     let schema = State.schema
     self.schema = schema
@@ -58,7 +59,9 @@ final class Repository<State: PersistentState> {
       if path != nil, !readOnly { try DatabaseFile.enableWAL(database) }
       // A file that is set up already is opened without writing (it may be read-only, or
       // shared with a reader that must not be disturbed).
-      if let history = try database.read({ db in try Self.openWithoutWriting(db, schema, initialState, name) }) {
+      if case .rewind = contents,
+        let history = try database.read({ db in try Self.openWithoutWriting(db, schema, initialState) })
+      {
         self.history = history
         return
       }
@@ -73,9 +76,7 @@ final class Repository<State: PersistentState> {
       // file at once agree on which of them sets it up.
       history = try database.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
-          let isNew =
-            try Int.fetchOne(
-              db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") == 0
+          let isNew = try !DatabaseFile.hasTables(db)
           if !isNew { _ = try DatabaseFile.checkRewindTables(db, path: name) }
           try EngineMigrations.migrate(db, path: name)
           try schema.setUp(db, initial: initialState)
@@ -98,16 +99,13 @@ final class Repository<State: PersistentState> {
     }
   }
 
-  /// The history of a file that needs no writing to open (not new, no pending migration, its
-  /// tables set up and registered), or `nil` when opening must write. Runs in a read
-  /// transaction, where GRDB refuses any write: a set-up step that would write says so.
+  /// The history of a Rewind file (as opening it found) that needs no writing to open (no
+  /// pending migration, its tables set up and registered), or `nil` when opening must write.
+  /// Runs in a read transaction, where GRDB refuses any write: a set-up step that would write
+  /// says so.
   private static func openWithoutWriting(
-    _ db: Database, _ schema: StateSchema<State>, _ initialState: State, _ name: String
+    _ db: Database, _ schema: StateSchema<State>, _ initialState: State
   ) throws -> HistoryLog? {
-    let tables = try Int.fetchOne(
-      db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    guard tables != 0 else { return nil }
-    _ = try DatabaseFile.checkRewindTables(db, path: name)
     guard try !EngineMigrations.isPending(db) else { return nil }
     do {
       try schema.setUp(db, initial: initialState)

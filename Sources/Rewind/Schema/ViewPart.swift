@@ -33,10 +33,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   func setUp(_ db: Database) throws {}
 
   func load(_ db: Database) throws -> (inout Root) -> Void {
-    let pattern = prefix.isEmpty ? "%" : prefix + ".%"
+    let pattern = prefix.isEmpty ? "%" : prefix.escapedForLike + ".%"
     let rows = try Row.fetchAll(
-      db, sql: "SELECT path, value FROM view_state WHERE path LIKE ? ESCAPE '\\'",
-      arguments: [pattern.replacingOccurrences(of: "_", with: "\\_")])
+      db, sql: "SELECT path, value FROM view_state WHERE path LIKE ? ESCAPE '\\'", arguments: [pattern])
     var stored: [String: String] = [:]
     for row in rows {
       let path = try row.checked("path", in: EngineTable.viewState.name, as: String.self)

@@ -157,11 +157,11 @@ extension RewindDatabase {
         var member = #""table":"#
         JSONText.appendString(table, to: &member)
         conditions.append("changes LIKE ? ESCAPE '\\'")
-        arguments += ["%" + Self.escapingLike(member) + "%"]
+        arguments += ["%" + member.escapedForLike + "%"]
       }
       if let text = query.text, !text.isEmpty {
         conditions.append("(payload LIKE ? ESCAPE '\\' OR changes LIKE ? ESCAPE '\\' OR action LIKE ? ESCAPE '\\')")
-        let pattern = "%" + Self.escapingLike(text) + "%"
+        let pattern = "%" + text.escapedForLike + "%"
         arguments += [pattern, pattern, pattern]
       }
       let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
@@ -173,12 +173,6 @@ extension RewindDatabase {
       arguments += [query.limit]
       return try Row.fetchAll(db, sql: sql, arguments: arguments).map(LogRecord.init(row:))
     }
-  }
-
-  /// `text` with LIKE's wildcards and the escape character escaped.
-  static func escapingLike(_ text: String) -> String {
-    text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-      .replacingOccurrences(of: "_", with: "\\_")
   }
 
   /// Describes the database: schema, tables, lists, view state, history position, snapshots.

@@ -121,6 +121,10 @@ public final class RewindDatabase {
     }
   }
 
+  /// Whether this process may write the file at `path` and create its `-wal` and `-shm` files
+  /// beside it: what opening it for writing needs.
+  public static func canWrite(_ path: String) -> Bool { DatabaseFile.canWrite(path) }
+
   /// Throws ``RewindError/Code/readOnly`` if the database was opened read-only.
   func checkWritable() throws {
     guard !isReadOnly else {
