@@ -29,6 +29,16 @@ struct Append: ActionCommand {
   }
 }
 
+struct Note: ActionCommand {
+  static let configuration = CommandConfiguration(abstract: "Replace a task's notes (empty text clears them).")
+  @ParentCommand var root: TasksCommand
+  @Argument(help: "The task's id.") var id: Int64
+  @Argument(help: "The notes.") var text: String
+  func action(in state: TasksState) throws -> TasksAction {
+    .note(id: try existing(id, in: state), notes: text)
+  }
+}
+
 struct Toggle: ActionCommand {
   static let configuration = CommandConfiguration(abstract: "Mark a task done, or not done.")
   @ParentCommand var root: TasksCommand

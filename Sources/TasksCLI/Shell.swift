@@ -53,7 +53,7 @@ struct Shell: AsyncParsableCommand {
   }
 
   /// Commands whose last argument is free text, with how many arguments come before it.
-  static let freeTextCommands = ["add": 0, "rename": 1, "append": 1, "draft": 0, "search": 0]
+  static let freeTextCommands = ["add": 0, "rename": 1, "append": 1, "note": 1, "draft": 0, "search": 0]
 
   /// Runs one command line and returns what to print (lines joined by newlines). Effects it
   /// starts (an import) finish before it returns.

@@ -15,7 +15,7 @@ struct TasksCommand: AsyncParsableCommand {
       """,
     version: rewindVersion,
     subcommands: [
-      Add.self, Rename.self, Append.self, Toggle.self, Delete.self, Move.self, Favorite.self,
+      Add.self, Rename.self, Append.self, Note.self, Toggle.self, Delete.self, Move.self, Favorite.self,
       Select.self, Edit.self, Search.self, Scroll.self, Present.self, Dismiss.self,
       Draft.self, ShowCompleted.self, Import.self,
       Undo.self, Redo.self, History.self, Jump.self,
@@ -54,8 +54,10 @@ protocol StoreCommand: AsyncParsableCommand, Sendable {
   var root: TasksCommand { get }
   /// Does the command's work on an open store and returns what to print.
   @MainActor func run(on store: TasksStore) throws -> String
-  /// Whether the command only reads: it opens the file read-only, so it works on a file the
-  /// user may only read and never changes it.
+  /// Whether the command only reads: on a file the user may only read (or that does not
+  /// exist) it opens it read-only, and never changes it. On a file it may write, it opens it as
+  /// the app does, which writes only what opening needs: upgrading a file of an earlier
+  /// version, or repairing its view state.
   static var onlyReads: Bool { get }
 }
 
@@ -64,7 +66,8 @@ extension StoreCommand {
 
   func run() async throws {
     // The store lives on the main actor; ArgumentParser runs commands elsewhere.
-    let output = try await Task { @MainActor in try run(on: try root.openStore(readOnly: Self.onlyReads)) }.value
+    let readOnly = Self.onlyReads && !RewindDatabase.canWrite(root.databasePath)
+    let output = try await Task { @MainActor in try run(on: try root.openStore(readOnly: readOnly)) }.value
     print(output)
   }
 }

@@ -8,15 +8,18 @@ public struct TaskItem: Entity {
   public var id: Int64
   public var title: String
   public var isDone: Bool
+  /// Free text about the task (version 2 of the example's schema; empty for older tasks).
+  public var notes: String
 
-  public init(id: Int64, title: String, isDone: Bool = false) {
+  public init(id: Int64, title: String, isDone: Bool = false, notes: String = "") {
     self.id = id
     self.title = title
     self.isDone = isDone
+    self.notes = notes
   }
 
   enum CodingKeys: String, CodingKey {
-    case id, title
+    case id, title, notes
     case isDone = "done"
   }
 
@@ -27,12 +30,14 @@ public struct TaskItem: Entity {
     id = try row.decode(forColumn: "id")
     title = try row.decode(forColumn: "title")
     isDone = try row.decode(forColumn: "done")
+    notes = try row.decode(forColumn: "notes")
   }
 
   public func encode(to container: inout PersistenceContainer) throws {
     container["id"] = id
     container["title"] = title
     container["done"] = isDone
+    container["notes"] = notes
   }
 
   public static func createTable(_ db: Database) throws {
@@ -40,6 +45,15 @@ public struct TaskItem: Entity {
       t.primaryKey("id", .integer)
       t.column("title", .text).notNull()
       t.column("done", .boolean).notNull().defaults(to: false)
+      t.column("notes", .text).notNull().defaults(to: "")
     }
   }
+
+  /// How files of earlier versions of the example reach this one. A new file is created with
+  /// `createTable` above, which already has every column.
+  static let migrations = [
+    // Version 2: notes. Release 0.1 files get an empty note on every task, in the table and in
+    // every row image of their history.
+    SchemaMigration("2-task-notes", .addColumn("notes", to: databaseTableName, .text, notNull: true, default: ""))
+  ]
 }

@@ -43,6 +43,7 @@ public enum TasksAction: LoggedAction, Equatable {
   public static func rename(id: Int64, title: String) -> Self { .row(id: id, action: .rename(title)) }
   public static func append(id: Int64, text: String) -> Self { .row(id: id, action: .append(text)) }
   public static func toggle(id: Int64) -> Self { .row(id: id, action: .toggle) }
+  public static func note(id: Int64, notes: String) -> Self { .row(id: id, action: .note(notes)) }
   public static func search(_ text: String) -> Self { .list(.search(text)) }
   public static func scroll(_ offset: Double) -> Self { .list(.scroll(offset)) }
   public static func setEditing(_ isEditing: Bool) -> Self { .list(.setEditing(isEditing)) }

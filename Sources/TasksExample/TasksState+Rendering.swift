@@ -19,6 +19,7 @@ extension TasksState {
       let star = favorited.contains(task.id) ? " *" : ""
       let handle = list.isEditing ? " =" : ""
       lines.append("\(cursor) \(task.id). \(done) \(task.title)\(star)\(handle)")
+      if !task.notes.isEmpty { lines.append("      notes: \(task.notes)") }
     }
     lines.append("Edit mode: \(list.isEditing ? "on" : "off")    Scroll: \(formatted(list.scrollOffset))")
     if let task = selectedTask {

@@ -28,6 +28,7 @@ public struct TasksState: PersistentState, Equatable {
       .scope(\.list, viewPrefix: "list"),
       .scope(\.settings, viewPrefix: "settings")
     )
+    .migrations(TaskItem.migrations)
   }
 
   /// Clears a selection of a task that no longer exists (after undo, redo or a jump), and

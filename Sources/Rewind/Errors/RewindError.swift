@@ -24,6 +24,16 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     public static let notRewindDatabase = Code(rawValue: "not-rewind-database")
     /// The database was written by a newer version of Rewind.
     public static let newerSchema = Code(rawValue: "newer-schema")
+    /// The database was migrated by a newer version of the app (its app schema has migrations
+    /// this app does not declare), or a migration the app declares differs from the one the file
+    /// records under the same version.
+    public static let newerAppSchema = Code(rawValue: "newer-app-schema")
+    /// An app migration failed, or its row transform disagrees with what it did to the tables;
+    /// nothing was changed.
+    public static let migrationFailed = Code(rawValue: "migration-failed")
+    /// An undo, redo, jump or restore to history before a migration declared as a history
+    /// barrier: that history can be read, not returned to.
+    public static let historyBarrier = Code(rawValue: "history-barrier")
     /// The database does not have the shape the engine or the app expects.
     public static let schemaMismatch = Code(rawValue: "schema-mismatch")
     /// Reading the database failed.

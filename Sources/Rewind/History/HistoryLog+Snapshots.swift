@@ -38,18 +38,23 @@ extension HistoryLog {
   static let minimumSnapshotSpacing: Int64 = 1_000
 
   /// The anchor with the fewest log entries between it and `seq`.
+  ///
+  /// History does not cross a barrier migration: the anchor is between the barriers around
+  /// `seq` (the head only when none follows it, the origin only when none precedes it).
   func nearestAnchor(to seq: Int64, _ db: Database) throws -> (anchor: Anchor, distance: Int64) {
-    var best: (Anchor, Int64) = (.head, lastSeq - seq)
-    if baseSeq == 0, seq < best.1 { best = (.origin, seq) }
+    let floor = max(tables.appSchema.barrier(atOrBefore: seq), baseSeq)
+    let ceiling = tables.appSchema.barrier(after: seq)
+    var best: (Anchor, Int64) = (.head, ceiling == nil ? lastSeq - seq : .max)
+    if baseSeq == 0, tables.appSchema.barrier(atOrBefore: seq) == 0, seq < best.1 { best = (.origin, seq) }
     let rows = try Row.fetchAll(
       db,
       sql: """
-        SELECT * FROM (SELECT id, seq FROM snapshots WHERE seq >= ? ORDER BY seq ASC LIMIT 1)
+        SELECT * FROM (SELECT id, seq FROM snapshots WHERE seq >= ? AND seq < ? ORDER BY seq ASC LIMIT 1)
         UNION ALL
         SELECT * FROM (SELECT id, seq FROM snapshots WHERE seq <= ? AND seq >= ? ORDER BY seq DESC LIMIT 1)
         """,
       // Snapshots older than the base (kept labelled ones) have no log to walk from.
-      arguments: [seq, seq, baseSeq])
+      arguments: [seq, ceiling ?? .max, seq, floor])
     for row in rows {
       let snapshotSeq = try row.checked("seq", in: EngineTable.snapshots.name, as: Int64.self)
       // Saturating: a tampered seq far from `seq` must not overflow, only lose.
@@ -120,20 +125,28 @@ extension HistoryLog {
   mutating func insertSnapshot(_ rows: StateRows, seq: Int64, kind: String, label: String?, _ db: Database) throws {
     let count = rows.tables.values.map(\.count).reduce(0, +)
     let json = rows.json()
+    // Rows built for an earlier seq were read through the migrations since: say so, or they
+    // would be read through them again.
+    let shape = tables.appSchema.shape(ofRowsAt: seq)
     try db.execute(
-      sql: "INSERT INTO snapshots (label, seq, kind, row_count, rows, checksum) VALUES (?, ?, ?, ?, ?, ?)",
-      arguments: [label, seq, kind, count, json, Self.checksum(json)])
+      sql: """
+        INSERT INTO snapshots (label, seq, kind, row_count, rows, checksum, schema_seq) VALUES (?, ?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [label, seq, kind, count, json, Self.checksum(json), shape == seq ? nil : shape])
     if seq >= lastSnapshotSeq { lastSnapshotSeq = seq }
   }
 
   /// The rows of snapshot `id`, refused if they were edited after it was taken.
   func snapshotRows(id: Int64, _ db: Database) throws -> StateRows {
-    guard let row = try Row.fetchOne(db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE id = ?", arguments: [id])
+    guard
+      let row = try Row.fetchOne(
+        db, sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE id = ?", arguments: [id])
     else { throw RewindError(.corruptData, "snapshot \(id) is missing") }
     return try snapshotRows(row)
   }
 
-  /// The rows of a `snapshots` row (with `seq`, `rows` and `checksum`), checked.
+  /// The rows of a `snapshots` row (with `seq`, `rows`, `checksum` and `schema_seq`), checked,
+  /// in the current shape.
   func snapshotRows(_ row: Row) throws -> StateRows {
     let seq = try row.checked("seq", in: EngineTable.snapshots.name, as: Int64.self)
     let json = try row.checked("rows", in: EngineTable.snapshots.name, as: String.self)
@@ -144,7 +157,10 @@ extension HistoryLog {
         .corruptData,
         "the snapshot at seq \(seq) was modified after it was taken (its checksum does not match its rows)")
     }
-    return try StateRows(json: json, catalog: tables)
+    let shape = try row.checked("schema_seq", in: EngineTable.snapshots.name, as: Int64?.self) ?? seq
+    return try StateRows(
+      json: json, catalog: tables, upgradingThrough: tables.appSchema.operations(at: seq, shape: shape),
+      validate: seq >= tables.appSchema.lastBarrier)
   }
 
   /// FNV-1a (64 bits) of the text, in hex: catches a snapshot edited by hand or damaged on

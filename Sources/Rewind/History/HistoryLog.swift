@@ -133,9 +133,14 @@ struct HistoryLog {
   func decodeChanges(_ row: Row) throws -> [RowChange] {
     let seq = try row.checked("seq", in: EngineTable.actionLog.name, as: Int64.self)
     do {
-      let changes = try RowChange.decodeJSON(
-        try row.checked("changes", in: EngineTable.actionLog.name, as: String.self))
-      for change in changes { try tables.validate(change) }
+      let changes = tables.appSchema.upgrade(
+        try RowChange.decodeJSON(try row.checked("changes", in: EngineTable.actionLog.name, as: String.self)),
+        at: seq)
+      // Images from before a barrier keep the shape they had (tables and columns that may be
+      // gone): they are read, never written back.
+      if seq >= tables.appSchema.lastBarrier {
+        for change in changes { try tables.validate(change) }
+      }
       return changes
     } catch let error as RewindError {
       throw RewindError(.corruptData, "action_log seq \(seq): \(error.message)", underlying: error.underlying)
@@ -241,6 +246,13 @@ struct HistoryLog {
   private mutating func move(_ direction: ChangeDirection, _ db: Database) throws -> StepMove? {
     let undoing = direction == .backward
     guard let step = undoing ? nextUndo : nextRedo else { return nil }
+    let barrier = tables.appSchema.lastBarrier
+    if step < barrier {
+      throw RewindError(
+        .historyBarrier,
+        "step \(step) is before the app migration at seq \(barrier), which history does not cross: it can be read (log, export --at), not \(undoing ? "undone" : "redone")"
+      )
+    }
     let changes = try revert(try latestApplication(ofStep: step, db), db)
     let entry = LogEntry(
       kind: undoing ? .undo : .redo, action: undoing ? "undo" : "redo", payload: #"{"step":\#(step)}"#,
@@ -380,7 +392,7 @@ struct HistoryLog {
   /// `before` of the first later entry that touched it; rows no later entry touched are
   /// already right.
   func changesJumping(to seq: Int64, timeline: Timeline, _ db: Database) throws -> [RowChange] {
-    try checkSeq(seq)
+    try checkReturnable(seq)
     // Far from the head, start from a snapshot instead: the cost follows snapshot spacing.
     let anchor = try nearestAnchor(to: seq, db)
     if anchor.distance < lastSeq - seq {
@@ -406,6 +418,24 @@ struct HistoryLog {
     }
     guard seq >= baseSeq, seq <= lastSeq else {
       throw RewindError(.unknownSeq, "there is no seq \(seq) in the log (it holds \(baseSeq) to \(lastSeq))")
+    }
+  }
+
+  /// Throws unless the state right after `seq` can be rebuilt and made current again: it must
+  /// not be before a barrier migration.
+  func checkReturnable(_ seq: Int64) throws {
+    try checkSeq(seq)
+    try checkNotBeforeBarrier(seq)
+  }
+
+  /// Throws ``RewindError/Code/historyBarrier`` if `seq` is before the last barrier migration.
+  func checkNotBeforeBarrier(_ seq: Int64) throws {
+    let barrier = tables.appSchema.lastBarrier
+    if seq < barrier {
+      throw RewindError(
+        .historyBarrier,
+        "seq \(seq) is before the app migration at seq \(barrier), which history does not cross: it can be read (log, export --at), not returned to"
+      )
     }
   }
 

@@ -3,6 +3,8 @@ struct LogEntry {
   /// What wrote the entry; the values of `action_log.kind`.
   enum Kind: String {
     case action, initialize, undo, redo, jump, repair, restore, `import`, compact
+    /// An app migration (payload: its identifier, kind, version and described changes).
+    case migration
   }
 
   /// How the entry takes part in undo.

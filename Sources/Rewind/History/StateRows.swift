@@ -95,35 +95,49 @@ struct StateRows: Equatable {
     return out + "}"
   }
 
-  /// Reads an image written by ``json()``; tables and columns are checked against `catalog`.
-  init(json: String, catalog: TableCatalog) throws {
-    var decoded: [String: [[String: JSONValue]]] = [:]
+  /// Reads an image written by ``json()``, read through `operations` (see
+  /// ``AppSchemaHistory``); tables and columns are checked against `catalog` when `validate`.
+  init(
+    json: String, catalog: TableCatalog, upgradingThrough operations: [SchemaChange.Operation] = [],
+    validate: Bool = true
+  ) throws {
+    self.init(empty: catalog)
+    for (table, row) in try Self.images(json: json) {
+      var change = RowChange(table: table, key: [:], before: nil, after: row)
+      if !operations.isEmpty {
+        guard let upgraded = AppSchemaHistory.apply(operations, to: change) else { continue }
+        change = upgraded
+      }
+      guard let row = change.after else { continue }
+      let keyColumns = catalog.keyColumns(of: change.table)
+      // A table the catalog does not know (history before a barrier) is keyed by whole rows.
+      change.key = keyColumns.isEmpty ? row : row.filter { keyColumns.contains($0.key) }
+      if validate { try catalog.validate(change) }
+      tables[change.table, default: [:]][change.key] = row
+    }
+  }
+
+  /// The rows of an image written by ``json()``, as stored.
+  static func images(json: String) throws -> [(table: String, row: Row)] {
+    var images: [(table: String, row: Row)] = []
     do {
       guard case .object(let tables) = try JSONValue.parse(json) else {
         throw RewindError(.corruptData, "not an object")
       }
       for (table, value) in tables {
         guard case .array(let rows) = value else { throw RewindError(.corruptData, "\(table) is not an array") }
-        decoded[table] = try rows.map {
-          guard case .object(let row) = $0 else {
+        for item in rows {
+          guard case .object(let row) = item else {
             throw RewindError(.corruptData, "a row of \(table) is not an object")
           }
-          return row
+          images.append((table, try row.mapValues { try $0.databaseValue() }))
         }
       }
     } catch {
       throw RewindError(
         .corruptData, "a snapshot is not a JSON object of row arrays", underlying: error as? RewindError)
     }
-    self.init(empty: catalog)
-    for (table, rows) in decoded {
-      for object in rows {
-        let row = try object.mapValues { try $0.databaseValue() }
-        let key = row.filter { catalog.keyColumns(of: table).contains($0.key) }
-        try catalog.validate(RowChange(table: table, key: key, before: nil, after: row))
-        tables[table, default: [:]][key] = row
-      }
-    }
+    return images
   }
 }
 

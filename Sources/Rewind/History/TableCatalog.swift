@@ -10,13 +10,14 @@ struct TableCatalog {
   private var keys: [String: [String]] = [:]
   /// Each order list's entity table.
   private(set) var lists: [String: String] = [:]
+  /// The app's migrations: how images logged under earlier versions are read.
+  private(set) var appSchema = AppSchemaHistory()
 
   init(_ db: Database) throws { try reload(db) }
 
   mutating func reload(_ db: Database) throws {
     // A missing or altered engine table is refused here, with its name, before any use.
-    // (grdb_migrations is checked where the schema version is read.)
-    for engineTable in EngineTable.allCases where engineTable != .migrations {
+    for engineTable in EngineTable.allCases {
       let (table, expected) = (engineTable.name, engineTable.columns)
       guard try db.tableExists(table) else {
         throw RewindError(.schemaMismatch, "the engine table \(table) is missing from the database")
@@ -44,6 +45,7 @@ struct TableCatalog {
         throw RewindError(.schemaMismatch, "table \(name) has no key column \(missing)")
       }
     }
+    appSchema = try AppSchemaHistory(db)
     lists = [:]
     for row in try Row.fetchAll(db, sql: "SELECT name, entity_table FROM rewind_lists") {
       let name = try row.checked("name", in: EngineTable.lists.name, as: String.self)

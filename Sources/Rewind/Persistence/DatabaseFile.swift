@@ -187,7 +187,7 @@ enum DatabaseFile {
   /// Refuses a database that is not Rewind's, or is from a newer version.
   static func checkRewindTables(_ db: Database, path: String) throws -> Contents {
     let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-    guard tables.contains(EngineTable.meta.name), tables.contains(EngineTable.migrations.name) else {
+    guard tables.contains(EngineTable.meta.name), try EngineMigrations.hasRecord(db) else {
       throw RewindError(
         .notRewindDatabase,
         "\(path) is an SQLite database but not a Rewind database (it has no rewind_meta table)")

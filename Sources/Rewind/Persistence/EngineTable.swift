@@ -10,8 +10,11 @@ enum EngineTable: String, CaseIterable, Sendable {
   case actionLog = "action_log"
   case undoSteps = "undo_steps"
   case snapshots = "snapshots"
-  /// The applied engine migrations, in GRDB's format (files of release 0.1 have it).
-  case migrations = "grdb_migrations"
+  /// The applied engine migrations (files of releases 0.1 and 0.2 record them in
+  /// `grdb_migrations` instead, until they are upgraded).
+  case engineMigrations = "rewind_engine_migrations"
+  /// The app's own schema versions, and how history crosses each.
+  case appMigrations = "rewind_app_migrations"
 
   /// The table's name in the database.
   var name: String { rawValue }
@@ -26,8 +29,9 @@ enum EngineTable: String, CaseIterable, Sendable {
     case .viewState: ["path", "value"]
     case .actionLog: ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"]
     case .undoSteps: ["id", "last_seq", "group_key", "undone", "applied_from", "applied_to"]
-    case .snapshots: ["id", "label", "seq", "time", "kind", "row_count", "rows", "checksum"]
-    case .migrations: ["identifier"]
+    case .snapshots: ["id", "label", "seq", "time", "kind", "row_count", "rows", "checksum", "schema_seq"]
+    case .engineMigrations: ["identifier"]
+    case .appMigrations: ["version", "identifier", "seq", "kind", "changes"]
     }
   }
 }

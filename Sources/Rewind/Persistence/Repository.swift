@@ -60,7 +60,7 @@ final class Repository<State: PersistentState> {
       // A file that is set up already is opened without writing (it may be read-only, or
       // shared with a reader that must not be disturbed).
       if case .rewind = contents,
-        let history = try database.read({ db in try Self.openWithoutWriting(db, schema, initialState) })
+        let history = try database.read({ db in try Self.openWithoutWriting(db, schema, initialState, name) })
       {
         self.history = history
         return
@@ -79,9 +79,15 @@ final class Repository<State: PersistentState> {
           let isNew = try !DatabaseFile.hasTables(db)
           if !isNew { _ = try DatabaseFile.checkRewindTables(db, path: name) }
           try EngineMigrations.migrate(db, path: name)
-          try schema.setUp(db, initial: initialState)
           var history = try HistoryLog(db)
+          // The app's migrations run on its tables as the file has them, before the schema
+          // creates what is missing.
+          if !isNew { try AppMigrator.migrate(db, schema: schema, history: &history, path: name) }
+          try schema.setUp(db, initial: initialState)
+          try history.reload(db)
           if isNew {
+            try AppMigrator.recordAsCreated(schema.migrations, db)
+            try history.reload(db)
             try db.execute(sql: "INSERT INTO rewind_meta (key, value) VALUES ('format', 'rewind')")
             let rows = try schema.rows(of: initialState)
             if !rows.isEmpty {
@@ -104,9 +110,11 @@ final class Repository<State: PersistentState> {
   /// Runs in a read transaction, where GRDB refuses any write: a set-up step that would write
   /// says so.
   private static func openWithoutWriting(
-    _ db: Database, _ schema: StateSchema<State>, _ initialState: State
+    _ db: Database, _ schema: StateSchema<State>, _ initialState: State, _ name: String
   ) throws -> HistoryLog? {
     guard try !EngineMigrations.isPending(db) else { return nil }
+    let recorded = try AppSchemaHistory(db)
+    guard try AppMigrator.pending(schema.migrations, recorded: recorded, path: name).isEmpty else { return nil }
     do {
       try schema.setUp(db, initial: initialState)
     } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
@@ -133,6 +141,7 @@ final class Repository<State: PersistentState> {
       return try database.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
           let sync = try history.sync(db)
+          try checkAppSchema(history)
           try follow(db, sync, &history)
           synced = history
           return try body(db, &history)
@@ -141,6 +150,18 @@ final class Repository<State: PersistentState> {
     } catch {
       history = synced
       throw error
+    }
+  }
+
+  /// Throws ``RewindError/Code/newerAppSchema`` once a newer version of the app migrated the
+  /// file this store has open: its state no longer has the file's shape.
+  func checkAppSchema(_ history: HistoryLog) throws {
+    let fileVersion = history.tables.appSchema.version
+    guard fileVersion <= schema.version else {
+      throw RewindError(
+        .newerAppSchema,
+        "\(name) was migrated to app schema version \(fileVersion) by a newer version of the app while this one (version \(schema.version)) had it open; nothing was written, quit this version"
+      )
     }
   }
 

@@ -21,6 +21,11 @@ final class EntityPart<Root, E: Entity>: StatePart {
       }
       try E.createTable(db)
     }
+    try registerIfPresent(db)
+  }
+
+  func registerIfPresent(_ db: Database) throws {
+    guard try db.tableExists(table) else { return }
     let columns = try db.columns(in: table).map(\.name)
     guard columns.contains(E.keyColumn) else {
       throw RewindError(

@@ -15,6 +15,13 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   func takeDefaults(from initial: Root) throws {}
 
+  func registerIfPresent(_ db: Database) throws {
+    guard
+      try Bool.fetchOne(db, sql: "SELECT 1 FROM rewind_entity_tables WHERE name = ?", arguments: [entityTable]) == true
+    else { return }
+    try setUp(db)
+  }
+
   func setUp(_ db: Database) throws {
     // Checked first: opening a set-up file must not write (it may be read-only).
     let registered = try Bool.fetchOne(

@@ -9,6 +9,8 @@ import GRDB
 /// - ``scope(_:viewPrefix:)``: a child state's own schema.
 public struct StateSchema<Root> {
   let parts: [any StatePart<Root>]
+  /// The app's migrations, oldest first (see ``migrations(_:)``).
+  var migrations: [SchemaMigration] = []
 
   init(parts: [any StatePart<Root>]) { self.parts = parts }
 
@@ -71,6 +73,9 @@ protocol StatePart<Root> {
   /// Creates the part's storage in a new database (or for a part new to an existing one),
   /// checks it, and registers it for tools.
   func setUp(_ db: Database) throws
+  /// Registers the part's storage for tools if it exists, creating nothing: after an app
+  /// migration's own code made it.
+  func registerIfPresent(_ db: Database) throws
   /// Reads and decodes the part's rows; the update it returns replaces what `root` holds for
   /// the part, and cannot fail.
   func load(_ db: Database) throws -> (inout Root) -> Void

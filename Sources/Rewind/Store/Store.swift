@@ -272,7 +272,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
 
   /// The position and the whole state as the file holds them, read in one read transaction.
   private func readFile() throws -> (HistoryLog, PreparedChanges<State>) {
-    try repository.database.read { db in (try HistoryLog(db), try repository.schema.load(db)) }
+    try repository.database.read { db in
+      let history = try HistoryLog(db)
+      try repository.checkAppSchema(history)
+      return (history, try repository.schema.load(db))
+    }
   }
 
   /// Tells observers that a commit moved the state and the history. (``canUndo`` and

@@ -48,6 +48,11 @@ extension RewindDatabase {
       } else {
         report.problems.append("schema: the file has migrations \(applied), this tool expects \(known)")
       }
+      let app = history.tables.appSchema
+      if !app.records.isEmpty {
+        report.passed.append(
+          "app schema: version \(app.version) (\(app.records.map(\.identifier).joined(separator: ", ")))")
+      }
 
       let catalog = history.tables
       // Start from the base: empty tables, or the state compaction folded history into.
@@ -55,7 +60,8 @@ extension RewindDatabase {
       if history.baseSeq > 0 {
         guard
           let base = try Row.fetchOne(
-            db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
+            db,
+            sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
         else {
           report.problems.append("history starts after seq \(history.baseSeq) but there is no base snapshot")
           return
@@ -68,7 +74,7 @@ extension RewindDatabase {
         }
       }
       let snapshots = try Row.fetchAll(
-        db, sql: "SELECT id, label, seq, kind, rows, checksum FROM snapshots WHERE seq > ? ORDER BY seq",
+        db, sql: "SELECT id, label, seq, kind, rows, checksum, schema_seq FROM snapshots WHERE seq > ? ORDER BY seq",
         arguments: [history.baseSeq])
       var nextSnapshot = 0
       let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log") ?? 0
@@ -116,6 +122,23 @@ extension RewindDatabase {
           }
         }
         replayed.apply(changes, .forward)
+        // History does not cross a barrier migration: what follows starts from its snapshot.
+        if history.tables.appSchema.barriers.contains(seq) {
+          guard
+            let snapshot = try Row.fetchOne(
+              db, sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE seq = ? ORDER BY id LIMIT 1",
+              arguments: [seq])
+          else {
+            report.problems.append("seq \(seq) (\(action)): the barrier migration has no snapshot to start from")
+            break
+          }
+          do {
+            replayed = try history.snapshotRows(snapshot)
+          } catch let error as RewindError {
+            report.problems.append("barrier snapshot: \(error.message)")
+            break
+          }
+        }
         report.entriesReplayed += 1
         if report.entriesReplayed % 1_000 == 0 { progress(report.entriesReplayed, total) }
         if report.problems.count - problemsBefore > 20 {

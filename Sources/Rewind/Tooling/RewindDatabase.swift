@@ -192,6 +192,7 @@ public final class RewindDatabase {
   public func restore(to seq: Int64, timeline: Timeline) throws -> Int64? {
     try write { db, history in
       let current = try StateRows(db, catalog: history.tables)
+      try history.checkReturnable(seq)
       var target = try history.rows(at: seq, db)
       for table in target.tables.keys where !timeline.includes(table) {
         target.tables[table] = current.tables[table]
@@ -211,10 +212,11 @@ public final class RewindDatabase {
     try write { db, history in
       guard
         let row = try Row.fetchOne(
-          db, sql: "SELECT seq, rows, checksum FROM snapshots WHERE label = ?", arguments: [label])
+          db, sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE label = ?", arguments: [label])
       else {
         throw RewindError(.snapshotLabel, "there is no snapshot labelled \(label)")
       }
+      try history.checkNotBeforeBarrier(try row.checked("seq", in: EngineTable.snapshots.name))
       let target = try history.snapshotRows(row)
       var payload = #"{"snapshot":"#
       JSONText.appendString(label, to: &payload)

@@ -7,12 +7,15 @@ public struct TaskRow: Reducer {
     /// Typing at the end of the title.
     case append(String)
     case toggle
+    /// Replaces the task's notes.
+    case note(String)
 
     var name: String {
       switch self {
       case .rename: "rename"
       case .append: "append"
       case .toggle: "toggle"
+      case .note: "note"
       }
     }
   }
@@ -24,6 +27,7 @@ public struct TaskRow: Reducer {
     case .rename(let title): task.title = title
     case .append(let text): task.title += text
     case .toggle: task.isDone.toggle()
+    case .note(let notes): task.notes = notes
     }
     return .none
   }

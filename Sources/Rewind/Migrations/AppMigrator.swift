@@ -1,0 +1,180 @@
+import GRDB
+
+/// Runs the app's pending migrations when a file opens, inside the transaction that sets it up,
+/// and records each in `rewind_app_migrations` and as a `migration` log entry.
+enum AppMigrator {
+  /// The app's migrations the file has not had, after checking that the ones it had are the
+  /// app's first ones.
+  ///
+  /// - Throws: ``RewindError/Code/newerAppSchema`` when the file has migrations the app does
+  ///   not declare, or one the app declares under another name.
+  static func pending(
+    _ migrations: [SchemaMigration], recorded: AppSchemaHistory, path: String
+  ) throws -> ArraySlice<SchemaMigration> {
+    for (record, migration) in zip(recorded.records, migrations) where record.identifier != migration.identifier {
+      throw RewindError(
+        .newerAppSchema,
+        "\(path) records app migration \(record.version) as \(record.identifier), but this app declares \(migration.identifier) there: the file was written by another version of the app"
+      )
+    }
+    if recorded.records.count > migrations.count {
+      throw RewindError(
+        .newerAppSchema,
+        "\(path) is at app schema version \(recorded.version) (its last migration is \(recorded.records.last!.identifier)), newer than this app's version \(migrations.count + 1); update the app to open it (the rewind tool can still read it)"
+      )
+    }
+    return migrations[recorded.records.count...]
+  }
+
+  /// Records every migration of a new file as already made: its tables were created at the
+  /// latest version, and no row image predates them.
+  static func recordAsCreated(_ migrations: [SchemaMigration], _ db: Database) throws {
+    for (index, migration) in migrations.enumerated() {
+      var operations: [SchemaChange.Operation] = []
+      if case .changes(let changes) = migration.kind { operations = changes.map(\.operation) }
+      try record(migration, version: index + 2, seq: 0, operations: operations, db)
+    }
+  }
+
+  /// Runs the file's pending migrations, in order.
+  static func migrate<Root>(
+    _ db: Database, schema: StateSchema<Root>, history: inout HistoryLog, path: String
+  ) throws {
+    let pending = try pending(schema.migrations, recorded: history.tables.appSchema, path: path)
+    for (index, migration) in zip(pending.indices, pending) {
+      do {
+        try run(migration, version: index + 2, schema: schema, history: &history, db)
+      } catch let error as RewindError {
+        throw error
+      } catch {
+        throw RewindError(
+          .migrationFailed, "app migration \(migration.identifier) failed on \(path); nothing was changed",
+          underlying: error)
+      }
+    }
+  }
+
+  private static func run<Root>(
+    _ migration: SchemaMigration, version: Int, schema: StateSchema<Root>, history: inout HistoryLog,
+    _ db: Database
+  ) throws {
+    func fail(_ message: String) -> RewindError {
+      RewindError(.migrationFailed, "app migration \(migration.identifier): \(message); nothing was changed")
+    }
+    let previous = history.tables
+    var operations: [SchemaChange.Operation] = []
+    var before: StateRows?
+    switch migration.kind {
+    case .changes(let changes):
+      for change in changes {
+        operations.append(try apply(change.operation, catalog: previous, db, fail: fail))
+      }
+    case .transform(let migrate, _):
+      before = try StateRows(db, catalog: previous)
+      try migrate(db)
+      try registerTables(schema, db)
+    case .barrier(let migrate):
+      try migrate(db)
+      try registerTables(schema, db)
+    }
+    let operationsJSON = SchemaChange.Operation.json(operations)
+    var payload = #"{"migration":"#
+    JSONText.appendString(migration.identifier, to: &payload)
+    payload += #","kind":"\#(migration.kind.name)","version":\#(version),"changes":\#(operationsJSON)}"#
+    let seq = try history.append(
+      LogEntry(kind: .migration, action: migration.identifier, payload: payload, changes: [], undo: .none), db)
+    try record(migration, version: version, seq: seq, operations: operations, db)
+    try history.reload(db)
+
+    switch migration.kind {
+    case .changes:
+      break
+    case .transform(_, let rows):
+      let transform = RowTransform(rows: rows, catalog: history.tables, fail: fail)
+      try transform.check(before!, against: try StateRows(db, catalog: history.tables))
+      try transform.rewriteHistory(before: seq, reading: previous.appSchema, db)
+    case .barrier:
+      // What follows the barrier starts from here, as history before it cannot be crossed.
+      try history.takeSnapshot(kind: "automatic", label: nil, db)
+    }
+  }
+
+  private static func record(
+    _ migration: SchemaMigration, version: Int, seq: Int64, operations: [SchemaChange.Operation], _ db: Database
+  ) throws {
+    try db.execute(
+      sql: "INSERT INTO rewind_app_migrations (version, identifier, seq, kind, changes) VALUES (?, ?, ?, ?, ?)",
+      arguments: [version, migration.identifier, seq, migration.kind.name, SchemaChange.Operation.json(operations)])
+  }
+
+  /// After the app's own migration code: forgets entity tables (and their lists) it dropped,
+  /// and registers the schema's tables it created.
+  private static func registerTables<Root>(_ schema: StateSchema<Root>, _ db: Database) throws {
+    let existing = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    try db.execute(sql: "DELETE FROM rewind_lists WHERE entity_table NOT IN (\(existing))")
+    try db.execute(sql: "DELETE FROM rewind_entity_tables WHERE name NOT IN (\(existing))")
+    for part in schema.parts { try part.registerIfPresent(db) }
+  }
+
+  /// Makes a described change to the database; returns it as recorded (a dropped table with
+  /// the lists that went with it).
+  private static func apply(
+    _ operation: SchemaChange.Operation, catalog: TableCatalog, _ db: Database, fail: (String) -> RewindError
+  ) throws -> SchemaChange.Operation {
+    func checkEntityTable(_ table: String) throws {
+      guard catalog.entityTables.contains(table) else {
+        throw fail(
+          "\(table) is not an entity table of this file (it has \(catalog.entityTables.joined(separator: ", ")))")
+      }
+    }
+    func checkColumn(_ column: String, of table: String) throws {
+      guard catalog.columns(of: table).contains(column) else { throw fail("table \(table) has no column \(column)") }
+    }
+    func checkNoPath(_ path: String) throws {
+      if try Bool.fetchOne(db, sql: "SELECT 1 FROM view_state WHERE path = ?", arguments: [path]) == true {
+        throw fail("view_state already has a row at \(path)")
+      }
+    }
+    switch operation {
+    case .addColumn(let table, let column, let type, let notNull, let value):
+      try checkEntityTable(table)
+      guard !catalog.columns(of: table).contains(column) else {
+        throw fail("table \(table) already has a column \(column)")
+      }
+      if notNull, value.isNull { throw fail("the NOT NULL column \(table).\(column) needs a default other than NULL") }
+      try db.alter(table: table) { alteration in
+        let definition = alteration.add(column: column, Database.ColumnType(rawValue: type))
+        if notNull { definition.notNull() }
+        if !value.isNull { definition.defaults(to: value) }
+      }
+    case .renameColumn(let table, let from, let to):
+      try checkEntityTable(table)
+      try checkColumn(from, of: table)
+      try db.alter(table: table) { $0.rename(column: from, to: to) }
+      try db.execute(
+        sql: "UPDATE rewind_entity_tables SET key_column = ? WHERE name = ? AND key_column = ?",
+        arguments: [to, table, from])
+    case .dropColumn(let table, let column):
+      try checkEntityTable(table)
+      try checkColumn(column, of: table)
+      if catalog.keyColumns(of: table).contains(column) { throw fail("\(column) is the key column of \(table)") }
+      try db.alter(table: table) { $0.drop(column: column) }
+    case .dropTable(let table, _):
+      try checkEntityTable(table)
+      let lists = catalog.lists.filter { $0.value == table }.keys.sorted()
+      for list in lists {
+        try db.execute(sql: "DELETE FROM list_entries WHERE list = ?", arguments: [list])
+        try db.execute(sql: "DELETE FROM rewind_lists WHERE name = ?", arguments: [list])
+      }
+      try db.execute(sql: "DELETE FROM rewind_entity_tables WHERE name = ?", arguments: [table])
+      try db.drop(table: table)
+      return .dropTable(table: table, lists: lists)
+    case .renameViewProperty(let from, let to):
+      try checkNoPath(to)
+      try db.execute(sql: "UPDATE view_state SET path = ? WHERE path = ?", arguments: [to, from])
+    case .removeViewProperty(let path):
+      try db.execute(sql: "DELETE FROM view_state WHERE path = ?", arguments: [path])
+    }
+    return operation
+  }
+}

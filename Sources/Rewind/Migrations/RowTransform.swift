@@ -1,0 +1,127 @@
+import GRDB
+
+/// An app migration's row transform, applied to whole states and to the row images of history.
+struct RowTransform {
+  let rows: @Sendable (HistoryRow) throws -> [HistoryRow]
+  /// The tables after the migration: where produced rows must belong, and their keys.
+  let catalog: TableCatalog
+  let fail: (String) -> RewindError
+
+  /// The rows one row becomes, each with its key.
+  private func transform(table: String, row: [String: DatabaseValue]) throws -> [(
+    table: String, key: [String: DatabaseValue], row: [String: DatabaseValue]
+  )] {
+    try rows(HistoryRow(table: table, columns: row)).map { output in
+      let keyColumns = catalog.keyColumns(of: output.table)
+      guard !keyColumns.isEmpty else {
+        throw fail(
+          "its row transform turned a row of \(table) into a row of \(output.table), which is not a table of the state after the migration"
+        )
+      }
+      guard let missing = keyColumns.first(where: { output.columns[$0] == nil }) else {
+        return (output.table, output.columns.filter { keyColumns.contains($0.key) }, output.columns)
+      }
+      throw fail("its row transform turned a row of \(table) into a row of \(output.table) with no \(missing)")
+    }
+  }
+
+  /// The state `state` becomes.
+  func apply(to state: StateRows) throws -> StateRows {
+    var result = StateRows(empty: catalog)
+    for (table, rows) in state.tables {
+      for row in rows.values {
+        for output in try transform(table: table, row: row) {
+          result.tables[output.table, default: [:]][output.key] = output.row
+        }
+      }
+    }
+    return result
+  }
+
+  /// The changes one change becomes: its before and after images transformed, paired by row.
+  func apply(to change: RowChange) throws -> [RowChange] {
+    struct RowID: Hashable {
+      var table: String
+      var key: [String: DatabaseValue]
+    }
+    var order: [RowID] = []
+    var images: [RowID: (before: [String: DatabaseValue]?, after: [String: DatabaseValue]?)] = [:]
+    for (isBefore, image) in [(true, change.before), (false, change.after)] {
+      guard let image else { continue }
+      for output in try transform(table: change.table, row: image) {
+        let id = RowID(table: output.table, key: output.key)
+        if images[id] == nil { order.append(id) }
+        if isBefore {
+          images[id, default: (nil, nil)].before = output.row
+        } else {
+          images[id, default: (nil, nil)].after = output.row
+        }
+      }
+    }
+    return order.compactMap { id in
+      let (before, after) = images[id]!
+      return before == after ? nil : RowChange(table: id.table, key: id.key, before: before, after: after)
+    }
+  }
+
+  /// Throws unless the migration code turned the tables `before` into what the transform
+  /// gives for them: the two descriptions of the migration must agree before history is
+  /// rewritten with one of them.
+  func check(_ before: StateRows, against after: StateRows) throws {
+    let differences = after.changes(to: try apply(to: before))
+    guard !differences.isEmpty else { return }
+    let described = differences.prefix(3).map {
+      "\($0.table) \(describe($0.key)) is \(describe($0.before)) after the migration, the row transform gives \(describe($0.after))"
+    }
+    throw fail(
+      "its row transform and its migration code disagree on \(differences.count) row\(differences.count == 1 ? "" : "s"): \(described.joined(separator: "; "))"
+    )
+  }
+
+  /// Rewrites the row images of the entries and snapshots before the migration at `seq` (back
+  /// to the last barrier) into the migration's shape: each read through the described changes
+  /// since it was written (`reading`), then transformed.
+  func rewriteHistory(before seq: Int64, reading schema: AppSchemaHistory, _ db: Database) throws {
+    let floor = schema.barrier(atOrBefore: seq)
+    let entries = try Row.fetchAll(
+      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq < ? ORDER BY seq", arguments: [floor, seq])
+    for entry in entries {
+      let entrySeq: Int64 = entry["seq"]
+      let text: String = entry["changes"]
+      let changes = schema.upgrade(try RowChange.decodeJSON(text), at: entrySeq)
+      let rewritten = RowChange.json(try changes.flatMap(apply(to:)))
+      if rewritten != text {
+        try db.execute(sql: "UPDATE action_log SET changes = ? WHERE seq = ?", arguments: [rewritten, entrySeq])
+      }
+    }
+    let snapshots = try Row.fetchAll(
+      db, sql: "SELECT id, seq, rows, checksum, schema_seq FROM snapshots WHERE seq >= ? AND seq < ?",
+      arguments: [floor, seq])
+    for snapshot in snapshots {
+      let snapshotSeq: Int64 = snapshot["seq"]
+      // A snapshot edited by hand is refused, not rewritten with a new checksum.
+      if let checksum: String = snapshot["checksum"], checksum != HistoryLog.checksum(snapshot["rows"]) {
+        throw fail("the snapshot at seq \(snapshotSeq) was modified after it was taken")
+      }
+      let shape: Int64 = snapshot["schema_seq"] ?? snapshotSeq
+      let operations = schema.operations(at: snapshotSeq, shape: shape)
+      var rows = StateRows(empty: catalog)
+      for (table, row) in try StateRows.images(json: snapshot["rows"]) {
+        var change = RowChange(table: table, key: [:], before: nil, after: row)
+        if !operations.isEmpty {
+          guard let upgraded = AppSchemaHistory.apply(operations, to: change) else { continue }
+          change = upgraded
+        }
+        for output in try transform(table: change.table, row: change.after!) {
+          rows.tables[output.table, default: [:]][output.key] = output.row
+        }
+      }
+      let json = rows.json()
+      try db.execute(
+        sql: "UPDATE snapshots SET rows = ?, checksum = ?, row_count = ?, schema_seq = ? WHERE id = ?",
+        arguments: [
+          json, HistoryLog.checksum(json), rows.tables.values.map(\.count).reduce(0, +), seq, snapshot["id"],
+        ])
+    }
+  }
+}
