@@ -47,20 +47,41 @@ struct DatabaseRefusalTests {
     }
     // Given a database migrated by a future version of the engine.
     try DatabaseQueue(path: path).write { db in
-      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_future')")
+      try db.execute(sql: "INSERT INTO rewind_engine_migrations (identifier) VALUES ('9999_future')")
     }
     try expectRefusal(path, code: .newerSchema, mentioning: "newer Rewind")
   }
 
-  @Test func recordsTheMigrationsItApplied() throws {
+  @Test func recordsTheMigrationsItAppliedInItsOwnTable() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")
     _ = try TasksStore.tasks(path: path)
-    let applied = try DatabaseQueue(path: path).read {
-      try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+    let (applied, hasGRDBTable) = try DatabaseQueue(path: path).read {
+      (
+        try String.fetchAll($0, sql: "SELECT identifier FROM rewind_engine_migrations ORDER BY identifier"),
+        try $0.tableExists("grdb_migrations")
+      )
     }
     #expect(applied == EngineMigrations.embedded.map(\.identifier))
     #expect(applied.first == "0001_engine")
+    // grdb_migrations is the app's, for GRDB's DatabaseMigrator: the engine leaves none behind.
+    #expect(!hasGRDBTable)
+  }
+
+  @Test func identifiersOfAnAppsOwnMigratorAreNotTakenForANewerRewind() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    do {
+      let store = try TasksStore.tasks(path: path)
+      try store.send(.add(title: "Buy milk"))
+    }
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_future')")
+    }
+    let store = try TasksStore.tasks(path: path)
+    #expect(store.state.tasks.count == 1)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
   }
 
   @Test func embedsEveryFileOfTheMigrationsFolder() throws {

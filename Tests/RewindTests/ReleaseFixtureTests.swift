@@ -26,7 +26,7 @@ struct ReleaseFixtureTests {
     try String(contentsOf: Self.fixtures.appendingPathComponent(name), encoding: .utf8)
   }
 
-  @Test func theReleaseFileOpensWithItsWholeHistory() throws {
+  @Test func theToolOpensTheReleaseFileWithItsWholeHistory() throws {
     let (directory, path) = try copy()
     _ = directory
     let database = try RewindDatabase(path: path)
@@ -35,15 +35,10 @@ struct ReleaseFixtureTests {
     #expect(report.problems == [])
     let last = try database.inspect().lastSeq
     #expect(last == 24)
+    // With no app code, the file keeps the app's schema of release 0.1: exports are 0.1's.
     for seq in 1...last {
       #expect(try database.export(at: seq) == (try fixture("release-0.1-exports/at-\(seq).json")), "export --at \(seq)")
     }
-    // The app opens it, and sees the state of its last seq.
-    let store = try TasksStore.tasks(path: path)
-    #expect(try database.export() == (try fixture("release-0.1-exports/at-24.json")))
-    #expect(store.state.tasks.count == 4)
-    try store.send(.add(title: "after the update"))
-    #expect(try RewindDatabase(path: path).verify().problems == [])
   }
 
   @Test(arguments: 1...6)
@@ -53,6 +48,88 @@ struct ReleaseFixtureTests {
     for _ in 0..<count { #expect(try RewindDatabase(path: path).undo() != nil) }
     #expect(try RewindDatabase(path: path).export() == (try fixture("release-0.1-undos/undo-\(count).json")))
     #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
+  // MARK: - Upgraded by the app (version 2 of the example's schema: task notes)
+
+  /// An export with the app's version-2 column left out: what 0.1 exported of the same state.
+  func withoutNotes(_ export: String) throws -> JSONValue {
+    guard case .object(var document) = try JSONValue.parse(export),
+      case .object(var entities)? = document["entities"], case .array(let tasks)? = entities["tasks"]
+    else { throw RewindError(.corruptData, "not an export") }
+    entities["tasks"] = .array(
+      try tasks.map { task in
+        guard case .object(var columns) = task, case .string("")? = columns.removeValue(forKey: "notes") else {
+          throw RewindError(.corruptData, "a task without an empty note: \(task)")
+        }
+        return .object(columns)
+      })
+    document["entities"] = .object(entities)
+    return .object(document)
+  }
+
+  @Test func theAppUpgradesTheReleaseFileAndItsWholeHistoryReadsInTheNewShape() throws {
+    let (directory, path) = try copy()
+    _ = directory
+    let store = try TasksStore.tasks(path: path)
+    #expect(store.state.tasks.count == 4)
+    #expect(store.state.tasks.values.allSatisfy { $0.notes == "" })
+    // The upgrade is in the file, for sqlite3 and every tool.
+    let notes = try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "SELECT notes FROM tasks") }
+    #expect(notes == ["", "", "", ""])
+    let database = try RewindDatabase(path: path)
+    #expect(try database.verify().problems == [])
+    let migration = try #require(try database.log(LogQuery(kinds: ["migration"])).first)
+    #expect(migration.seq == 25 && migration.action == "2-task-notes")
+    for seq in 1...24 as ClosedRange<Int64> {
+      #expect(
+        try withoutNotes(try database.export(at: seq))
+          == (try JSONValue.parse(try fixture("release-0.1-exports/at-\(seq).json"))), "export --at \(seq)")
+    }
+    // The migration entry changes no row: the state right after it is the one before.
+    #expect(try database.export(at: 25) == (try database.export(at: 24)))
+  }
+
+  @Test func undoAcrossTheUpgradeGivesWhatTheReleaseGave() throws {
+    let (directory, path) = try copy()
+    _ = directory
+    let store = try TasksStore.tasks(path: path)
+    for count in 1...6 {
+      try store.undo()
+      let export = try RewindDatabase(path: path).export()
+      #expect(try withoutNotes(export) == (try JSONValue.parse(try fixture("release-0.1-undos/undo-\(count).json"))))
+      // Memory and file agree after each undo.
+      #expect(store.state == (try TasksStore.tasks(path: path, readOnly: true).state))
+    }
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
+  @Test func restoringTheFirstSeqAfterTheUpgradeGivesWhatTheReleaseHadThere() throws {
+    let (directory, path) = try copy()
+    _ = directory
+    _ = try TasksStore.tasks(path: path)
+    let database = try RewindDatabase(path: path)
+    #expect(try database.restore(to: 1) != nil)
+    #expect(try withoutNotes(try database.export()) == (try JSONValue.parse(try fixture("release-0.1-exports/at-1.json"))))
+    let store = try TasksStore.tasks(path: path)
+    try store.send(.add(title: "after the update"))
+    try store.send(.note(id: store.state.allTasks[0], notes: "written by version 2"))
+    #expect(try database.verify().problems == [])
+    // Undo goes back through the new entries, then across the upgrade.
+    try store.undo()
+    try store.undo()
+    try store.undo()
+    #expect(try database.export() == (try database.export(at: 24)))
+  }
+
+  @Test func exportsTheReleaseWroteImportIntoTheUpgradedFile() throws {
+    let (directory, path) = try copy()
+    _ = directory
+    _ = try TasksStore.tasks(path: path)
+    let database = try RewindDatabase(path: path)
+    #expect(try database.importState(try fixture("release-0.1-exports/at-12.json")) != nil)
+    #expect(try database.export() == (try database.export(at: 12)))
+    #expect(try database.verify().problems == [])
   }
 }
 

@@ -108,7 +108,8 @@ struct TestStoreTests {
         +     2: TaskItem(
         +       id: 2,
         +       title: "Eggs",
-        +       isDone: false
+        +       isDone: false,
+        +       notes: ""
         +     )
             ],
             allTasks: [
@@ -151,7 +152,8 @@ struct TestStoreTests {
                 id: 1,
         -       title: "Soy milk",
         +       title: "Oat milk",
-                isDone: false
+                isDone: false,
+                notes: ""
               )
             ],
             allTasks: […],

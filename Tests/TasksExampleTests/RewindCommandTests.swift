@@ -154,7 +154,7 @@ struct RewindCommandTests {
     #expect(result.status != 0)
     #expect(
       result.stdout.contains(
-        #"problem: tasks {"id":2}: the table has {"done":0,"id":2,"title":"x"}, the log says {"done":0,"id":2,"title":"Write report today"}"#
+        #"problem: tasks {"id":2}: the table has {"done":0,"id":2,"notes":"","title":"x"}, the log says {"done":0,"id":2,"notes":"","title":"Write report today"}"#
       ))
     #expect(result.stderr.contains("failed verification"))
   }
@@ -213,7 +213,7 @@ struct RewindCommandTests {
     #expect(last.contains("undo [undo]  list_entries +1, tasks +1"))
     #expect(try rewind("log", "tasks.sqlite", "--from", "12").split(separator: "\n").count == 2)
     let inspect = try rewind("inspect", "tasks.sqlite")
-    #expect(inspect.contains("Schema: version 4"))
+    #expect(inspect.contains("Schema: version 5"))
     #expect(inspect.contains("tasks: 3 rows"))
     #expect(inspect.contains("allTasks (ids of tasks): 3 ids"))
     #expect(inspect.contains("selection = 2"))

@@ -63,8 +63,12 @@ struct TimelineUITests {
     let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("RewindTests/Fixtures/release-0.1.sqlite")
     try FileManager.default.copyItem(atPath: fixture.path, toPath: release)
+    // The engine's record: in grdb_migrations up to release 0.2, in rewind_engine_migrations since.
     func migrations() throws -> [String] {
-      try DatabaseQueue(path: release).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+      try DatabaseQueue(path: release).read { db in
+        let table = try db.tableExists("rewind_engine_migrations") ? "rewind_engine_migrations" : "grdb_migrations"
+        return try String.fetchAll(db, sql: "SELECT identifier FROM \(table)")
+      }
     }
     let before = try migrations()
     let ui = try RunningProcess("rewind", ["ui", "release-0.1.sqlite"], directory: directory.url)

@@ -74,6 +74,12 @@ struct AppSchemaHistory {
     return records.filter { $0.kind == "changes" && $0.seq > start && $0.seq < ceiling }.flatMap(\.operations)
   }
 
+  /// The described changes of every migration since the last barrier, in order: what reads a
+  /// row of any earlier version (since that barrier) in the current shape.
+  var operationsSinceLastBarrier: [SchemaChange.Operation] {
+    records.filter { $0.kind == "changes" && $0.seq >= lastBarrier }.flatMap(\.operations)
+  }
+
   /// The shape rows built for the state at `seq` are in: the latest migration they were read
   /// through (every one, up to the next barrier).
   func shape(ofRowsAt seq: Int64) -> Int64 {

@@ -143,23 +143,40 @@ extension RewindDatabase {
       throw invalid("the file is export version \(document.version); this tool reads version \(exportVersion)")
     }
     var rows = StateRows(empty: catalog)
+    // An export written before some of the app's described migrations (a file users kept from
+    // an earlier version) is read through them, as the log's images are; an export of the
+    // current shape is left as it is by every one of them.
+    let operations = catalog.appSchema.operationsSinceLastBarrier
+    func upgraded(_ table: String, _ row: StateRows.Row) -> (table: String, row: StateRows.Row)? {
+      guard !operations.isEmpty else { return (table, row) }
+      return AppSchemaHistory.apply(operations, to: RowChange(table: table, key: [:], before: nil, after: row))
+        .map { ($0.table, $0.after!) }
+    }
 
     // Entities.
-    if let unknown = Set(document.entities.keys).subtracting(catalog.entityTables).sorted().first {
-      throw invalid("entity table \(unknown) does not exist in this database")
-    }
-    if let missing = Set(catalog.entityTables).subtracting(document.entities.keys).sorted().first {
-      throw invalid("entity table \(missing) is missing from the file")
-    }
+    var entities: [String: [(index: Int, row: StateRows.Row)]] = [:]
     for (table, objects) in document.entities {
-      let keyColumns = catalog.keyColumns(of: table)
       for (index, object) in objects.enumerated() {
-        let row: StateRows.Row
         do {
-          row = try object.mapValues { try $0.databaseValue() }
+          if let (table, row) = upgraded(table, try object.mapValues { try $0.databaseValue() }) {
+            entities[table, default: []].append((index, row))
+          }
         } catch let error as RewindError {
           throw invalid("\(table)[\(index)]: \(error.message)")
         }
+      }
+    }
+    let dropped = Set(operations.compactMap { if case .dropTable(let table, _) = $0 { table } else { nil } })
+    let tables = Set(document.entities.keys).union(entities.keys).subtracting(dropped)
+    if let unknown = tables.subtracting(catalog.entityTables).sorted().first {
+      throw invalid("entity table \(unknown) does not exist in this database")
+    }
+    if let missing = Set(catalog.entityTables).subtracting(tables).sorted().first {
+      throw invalid("entity table \(missing) is missing from the file")
+    }
+    for (table, indexedRows) in entities {
+      let keyColumns = catalog.keyColumns(of: table)
+      for (index, row) in indexedRows {
         if let unknown = Set(row.keys).subtracting(catalog.columns(of: table)).sorted().first {
           throw invalid("\(table)[\(index)] has column \(unknown), which table \(table) does not have")
         }
@@ -229,8 +246,11 @@ extension RewindDatabase {
     // The tool has no app code to decode it with: each value must have the shape of the value
     // the file holds at that path now, which the app wrote (nulls are optionals set to nil).
     let currentView = current.tables[EngineTable.viewState.name] ?? [:]
-    for (path, value) in document.view {
-      guard !path.isEmpty else { throw invalid("the view state has an empty path") }
+    for (storedPath, value) in document.view {
+      guard !storedPath.isEmpty else { throw invalid("the view state has an empty path") }
+      let viewRow: StateRows.Row = ["path": storedPath.databaseValue, "value": "null".databaseValue]
+      guard let path = upgraded(EngineTable.viewState.name, viewRow)?.row["path"].flatMap(String.fromDatabaseValue)
+      else { continue }
       if let stored = currentView[["path": path.databaseValue]]?["value"].flatMap(String.fromDatabaseValue),
         let storedValue = try? JSONValue.parse(stored), let problem = value.shapeMismatch(with: storedValue)
       {
