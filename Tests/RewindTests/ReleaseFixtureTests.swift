@@ -110,7 +110,8 @@ struct ReleaseFixtureTests {
     _ = try TasksStore.tasks(path: path)
     let database = try RewindDatabase(path: path)
     #expect(try database.restore(to: 1) != nil)
-    #expect(try withoutNotes(try database.export()) == (try JSONValue.parse(try fixture("release-0.1-exports/at-1.json"))))
+    #expect(
+      try withoutNotes(try database.export()) == (try JSONValue.parse(try fixture("release-0.1-exports/at-1.json"))))
     let store = try TasksStore.tasks(path: path)
     try store.send(.add(title: "after the update"))
     try store.send(.note(id: store.state.allTasks[0], notes: "written by version 2"))

@@ -104,6 +104,10 @@ struct AppSchemaHistory {
       if change.after != nil { body(&change.after!) }
     }
     let viewState = EngineTable.viewState.name
+    // A whole row read from a snapshot or an export comes with no key yet: look in the row.
+    func value(_ column: String) -> DatabaseValue? {
+      change.key[column] ?? change.after?[column] ?? change.before?[column]
+    }
     for operation in operations {
       switch operation {
       case .addColumn(let table, let column, _, _, let value) where change.table == table:
@@ -119,16 +123,16 @@ struct AppSchemaHistory {
       case .dropTable(let table, let lists):
         if change.table == table { return nil }
         if change.table == EngineTable.listEntries.name,
-          let list = change.key["list"].flatMap(String.fromDatabaseValue), lists.contains(list)
+          let list = value("list").flatMap(String.fromDatabaseValue), lists.contains(list)
         {
           return nil
         }
       case .renameViewProperty(let from, let to) where change.table == viewState:
-        if change.key["path"] == from.databaseValue {
+        if value("path") == from.databaseValue {
           edit { row in row["path"] = to.databaseValue }
         }
       case .removeViewProperty(let path) where change.table == viewState:
-        if change.key["path"] == path.databaseValue { return nil }
+        if value("path") == path.databaseValue { return nil }
       default:
         break
       }
