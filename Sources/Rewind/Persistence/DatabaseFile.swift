@@ -6,7 +6,8 @@ import GRDBSQLite
 enum DatabaseFile {
   /// What an opened file holds.
   enum Contents {
-    /// No tables at all: a new database to set up.
+    /// No Rewind tables: a new database to set up (no tables at all, or only an app's own
+    /// tables managed by GRDB's `DatabaseMigrator`).
     case empty
     /// A Rewind database at `version`.
     case rewind(version: Int)
@@ -196,15 +197,22 @@ enum DatabaseFile {
     return .rewind(version: try EngineMigrations.applied(db).count)
   }
 
-  /// Whether the database has any table of its own (SQLite's internal ones aside).
-  static func hasTables(_ db: Database) throws -> Bool {
-    try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") ?? false
+  /// Whether the database is to be set up as a new Rewind database: it has no table of its
+  /// own (SQLite's internal ones aside), or only the tables of an app that manages its schema
+  /// with GRDB's `DatabaseMigrator` (a `grdb_migrations` table that records none of the
+  /// engine's migrations), which Rewind then shares the file with.
+  static func needsSettingUp(_ db: Database) throws -> Bool {
+    let tables = try String.fetchAll(
+      db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    if tables.isEmpty { return true }
+    guard tables.contains(EngineMigrations.legacyTable), !tables.contains(EngineTable.meta.name) else { return false }
+    return try !EngineMigrations.hasRecord(db)
   }
 
   static func inspect(_ reader: some DatabaseReader, path: String) throws -> Contents {
     do {
       return try reader.read { db in
-        guard try hasTables(db) else { return .empty }
+        guard try !needsSettingUp(db) else { return .empty }
         return try checkRewindTables(db, path: path)
       }
     } catch let error as RewindError {

@@ -76,7 +76,7 @@ final class Repository<State: PersistentState> {
       // file at once agree on which of them sets it up.
       history = try database.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
-          let isNew = try !DatabaseFile.hasTables(db)
+          let isNew = try DatabaseFile.needsSettingUp(db)
           if !isNew { _ = try DatabaseFile.checkRewindTables(db, path: name) }
           try EngineMigrations.migrate(db, path: name)
           var history = try HistoryLog(db)
@@ -85,6 +85,16 @@ final class Repository<State: PersistentState> {
           if !isNew { try AppMigrator.migrate(db, schema: schema, history: &history, path: name) }
           try schema.setUp(db, initial: initialState)
           try history.reload(db)
+          // In a file shared with the app's own tables, Rewind's must start empty: rows the log
+          // does not hold could never be undone, restored or verified.
+          for table in history.tables.entityTables where isNew {
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.quotedDatabaseIdentifier) LIMIT 1") == true {
+              throw RewindError(
+                .schemaMismatch,
+                "\(name): table \(table) exists already, with rows Rewind's log does not hold; let Rewind create its entity tables (name the app's own tables differently)"
+              )
+            }
+          }
           if isNew {
             try AppMigrator.recordAsCreated(schema.migrations, db)
             try history.reload(db)

@@ -52,13 +52,20 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     let value = root[keyPath: keyPath]
     if let current, current == value { return }
     let rows = try encodeRows(value)
+    var written = rows
     for property in Set(rows.keys).union(currentRows.keys).sorted() {
       let before = currentRows[property]
       let after = rows[property]
+      // A property with no row loads its default (one added by a newer version of the app):
+      // it gets a row when it changes, not as a phantom insert in some other action.
+      if before == nil, let after, after == defaults?[property] {
+        written[property] = nil
+        continue
+      }
       if before != after { changes.append(change(property, before: before, after: after)) }
     }
     current = value
-    currentRows = rows
+    currentRows = written
   }
 
   func rows(of root: Root, into changes: inout [RowChange]) throws {

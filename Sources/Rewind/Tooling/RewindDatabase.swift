@@ -73,7 +73,9 @@ public final class RewindDatabase {
     configuration.readonly = readOnly
     var (queue, contents) = try DatabaseFile.open(path: path, configuration: configuration)
     guard case .rewind = contents else {
-      throw RewindError(.notRewindDatabase, "\(path) is an empty SQLite database, not a Rewind database")
+      throw RewindError(
+        .notRewindDatabase,
+        "\(path) has no Rewind tables: it is not a Rewind database (the app creates them when it first opens the file)")
     }
     do {
       if try queue.read(EngineMigrations.isPending) {
