@@ -214,6 +214,90 @@ struct TodoReducer: Reducer {
   return store
 }
 
+// MARK: README and EvolvingYourSchema
+
+/// Version 2 of the todo app: a todo has a due date (none for the todos of version 1).
+struct TodoV2: Entity {
+  static let databaseTableName = "todos"
+  var id: Int64
+  var title: String
+  var due: String?
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("title", .text).notNull()
+      t.column("due", .text)
+    }
+  }
+}
+
+struct TodoStateV2: PersistentState, Equatable {
+  var todos = EntityTable<TodoV2>()
+  var order = OrderedIDList<Int64>()
+  var view = TodoView()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.todos), .list(\.order, named: "order", of: TodoV2.self), .view(\.view))
+      .migrations(
+        SchemaMigration("2-due-dates", .addColumn("due", to: "todos", .text, default: nil))
+      )
+  }
+}
+
+/// Version 3 renames a column and a view property; history reads the new names.
+let renamingTitles = SchemaMigration(
+  "3-names",
+  .renameColumn("title", to: "name", in: "todos"),
+  .renameViewProperty("searchText", to: "query")
+)
+
+/// Splitting a table is not a described change: the app moves the rows, and says what one
+/// row becomes, so the engine can check the two agree and rewrite older history.
+let splittingDueDates = SchemaMigration.transform(
+  "4-reminders",
+  migrate: { db in
+    try db.create(table: "reminders") { t in
+      t.primaryKey("id", .integer)
+      t.column("due", .text).notNull()
+    }
+    try db.execute(sql: "INSERT INTO reminders (id, due) SELECT id, due FROM todos WHERE due IS NOT NULL")
+    try db.alter(table: "todos") { $0.drop(column: "due") }
+  },
+  rows: { row in
+    guard row.table == "todos", let id = row["id"], let due = row["due"] else { return [row] }
+    var todo = row
+    todo["due"] = nil
+    return due.isNull ? [todo] : [todo, HistoryRow(table: "reminders", columns: ["id": id, "due": due])]
+  }
+)
+
+/// A change history cannot follow: older entries stay readable, never returned to.
+let recomputingTitles = SchemaMigration.barrier("5-trimmed-titles") { db in
+  try db.execute(sql: "UPDATE todos SET name = trim(name)")
+}
+
+@MainActor func upgradeToVersion2(path: String) throws -> Store<TodoStateV2, TodoAction> {
+  // The file of version 1 gains the column, and its history reads through it.
+  let store = try Store(path: path, initialState: TodoStateV2(), reducer: TodoV2Reducer())
+  try store.undo()  // undoes an add of version 1: the row, with its new column, is deleted
+  return store
+}
+
+struct TodoV2Reducer: Reducer {
+  func reduce(into state: inout TodoStateV2, action: TodoAction) -> Effect<TodoAction> {
+    switch action {
+    case .add(let title):
+      let id = state.todos.nextID
+      state.todos.insert(TodoV2(id: id, title: title, due: nil))
+      state.order.append(id)
+    case .select(let id):
+      state.view.selection = id
+    }
+    return .none
+  }
+}
+
 // MARK: - The samples run
 
 @MainActor
@@ -227,6 +311,25 @@ struct DocumentationSampleRuns {
     // The document jump left the view state alone: the search still filters.
     #expect(store.state.visibleNotes.map(\.text) == ["Draft"])
     #expect(try Store(path: path, initialState: NotesState(), reducer: NotesReducer()).state == store.state)
+  }
+
+  @Test func theEvolutionSamplesWork() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("todos.sqlite")
+    let version1 = try Store(path: path, initialState: TodoState(), reducer: TodoReducer())
+    try version1.send(.add(title: "Buy milk"))
+    try version1.send(.add(title: "Call Alice"))
+    let store = try upgradeToVersion2(path: path)
+    #expect(store.state.todos.values.map(\.title) == ["Buy milk"])
+    #expect(store.state.todos.values.map(\.due) == [nil])
+    let database = try RewindDatabase(path: path)
+    #expect(try database.export(at: 2).contains(#"{"due":null,"id":1,"title":"Buy milk"}"#))
+    #expect(try database.verify().problems == [])
+    // The other kinds are well-formed migrations: they name themselves.
+    #expect(
+      [renamingTitles, splittingDueDates, recomputingTitles].map(\.identifier) == [
+        "3-names", "4-reminders", "5-trimmed-titles",
+      ])
   }
 
   @Test func theReadmeSampleWorks() throws {

@@ -62,6 +62,13 @@ struct ReadmeExamplesTests {
     let examples = Self.examples(in: try String(contentsOf: Self.readme, encoding: .utf8))
     #expect(examples.count >= 30)
     let directory = try TemporaryDirectory()
+    // The README runs from the repository's root, where the release fixture it upgrades is.
+    let fixtures = directory.url.appendingPathComponent("Tests/RewindTests/Fixtures")
+    try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: Self.readme.deletingLastPathComponent().appendingPathComponent(
+        "Tests/RewindTests/Fixtures/release-0.1.sqlite"),
+      to: fixtures.appendingPathComponent("release-0.1.sqlite"))
     let path = ProcessRunner.binaries.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     for example in examples {
       let process = Process()
