@@ -90,7 +90,7 @@ enum TimelinePage {
           <select id="f-kind" title="kind">
             <option value="">every kind</option><option>action</option><option>undo</option><option>redo</option>
             <option>jump</option><option>repair</option><option>restore</option><option>import</option>
-            <option>compact</option><option>initialize</option>
+            <option>compact</option><option>migration</option><option>initialize</option>
           </select>
           <input id="f-action" placeholder="action name">
           <input id="f-table" placeholder="table">

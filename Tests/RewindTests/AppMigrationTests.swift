@@ -369,4 +369,47 @@ struct AppMigrationTests {
     #expect(store.state.view == ViewV1Plus())
     #expect(try RewindDatabase(path: path).verify().problems == [])
   }
+
+  @Test func aViewPropertyWhoseTypeChangedLoadsItsDefaultAndTheFileFollows() throws {
+    struct LabelledView: Codable, Equatable, Sendable {
+      var selected: String?
+      var query = ""
+    }
+    struct Labelled: ContactsVersion {
+      var people = EntityTable<PersonV1>()
+      var order = OrderedIDList<Int64>()
+      var view = LabelledView()
+      static var schema: StateSchema<Self> {
+        StateSchema(.entities(\.people), .list(\.order, named: "everyone", of: PersonV1.self), .view(\.view))
+      }
+      var final: Contacts.Final { Contacts.Final() }
+      var ids: [Int64] { Array(order) }
+      mutating func apply(_ action: Contacts.Action) {
+        if case .search(let text) = action { view.selected = text }
+      }
+    }
+    let directory = try TemporaryDirectory()
+    let path = directory.path("contacts.sqlite")
+    let v1 = try open(ContactsV1.self, path)
+    try v1.send(.add(id: 1, name: "Ada", street: "1 Main St"))
+    try v1.send(.select(1))
+    try v1.send(.search("a"))
+    let selectedAt = v1.lastSeq
+    // `selected` was an id and is now a label: the old row no longer decodes.
+    let store = try open(Labelled.self, path)
+    #expect(store.state.view == LabelledView(selected: nil, query: "a"))
+    let database = try RewindDatabase(path: path)
+    func fileView() throws -> LabelledView {
+      try Store(path: path, initialState: Labelled(), reducer: ContactsReducer<Labelled>(), readOnly: true).state.view
+    }
+    #expect(try fileView() == store.state.view)
+    #expect(try database.log(LogQuery(kinds: ["repair"])).count == 1)
+    try store.send(.search("friend"))
+    #expect(store.state.view.selected == "friend")
+    // An old jump brings the id back, which loads as the default, and the file follows.
+    try store.jump(to: selectedAt)
+    #expect(store.state.view == LabelledView(selected: nil, query: "a"))
+    #expect(try fileView() == store.state.view)
+    #expect(try database.verify().problems == [])
+  }
 }

@@ -101,11 +101,16 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 
   /// Decodes the value `rows` describe; the update sets it and the rows it is compared with.
+  ///
+  /// A row that does not decode any more (a property whose type changed in a newer version of
+  /// the app, reached by an old jump or in an old file) loads as the property's default. The
+  /// value is then not what the rows say, so the next write (the repair that follows a load or
+  /// a jump) writes the default's row: memory and file agree again, through the log.
   private func update(to rows: [String: String]) throws -> (inout Root) -> Void {
-    let value = try decode(rows)
+    let (value, exact) = try decode(rows)
     let keyPath = keyPath
     return { [self] root in
-      current = value
+      current = exact ? value : nil
       currentRows = rows
       root[keyPath: keyPath] = value
     }
@@ -154,19 +159,35 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     return members
   }
 
-  /// The value the rows describe, each property without a row taking its default.
-  private func decode(_ rows: [String: String]) throws -> V {
-    let merged = (defaults ?? [:]).merging(rows) { $1 }
-    var text = "{"
-    for (index, property) in merged.keys.sorted().enumerated() {
-      if index > 0 { text += "," }
-      JSONText.appendString(property, to: &text)
-      text += ":" + merged[property, default: "null"]
-    }
-    text += "}"
-    do {
+  /// The value the rows describe, each property without a row taking its default; `exact` is
+  /// false when rows that do not decode were replaced by their defaults.
+  private func decode(_ rows: [String: String]) throws -> (value: V, exact: Bool) {
+    let defaults = defaults ?? [:]
+    var merged = defaults.merging(rows) { $1 }
+    func attempt() throws -> V {
+      var text = "{"
+      for (index, property) in merged.keys.sorted().enumerated() {
+        if index > 0 { text += "," }
+        JSONText.appendString(property, to: &text)
+        text += ":" + merged[property, default: "null"]
+      }
+      text += "}"
       return try JSONDecoder().decode(V.self, from: Data(text.utf8))
+    }
+    do {
+      return (try attempt(), true)
     } catch {
+      // Start from the defaults and keep every stored property that still decodes with the
+      // others (view state is a handful of properties).
+      merged = defaults
+      if (try? attempt()) != nil {
+        for property in rows.keys.sorted() {
+          let kept = merged
+          merged[property] = rows[property]
+          if (try? attempt()) == nil { merged = kept }
+        }
+        return (try attempt(), false)
+      }
       throw RewindError(
         .corruptData, "view state at \(prefix.isEmpty ? "the root" : prefix) does not decode as \(V.self)",
         underlying: error)
