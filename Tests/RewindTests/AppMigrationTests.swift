@@ -412,4 +412,47 @@ struct AppMigrationTests {
     #expect(try fileView() == store.state.view)
     #expect(try database.verify().problems == [])
   }
+
+  @Test func aChangeToATableTheFileDoesNotHaveYetWaitsForItsCreation() throws {
+    struct Tag: Entity {
+      static let databaseTableName = "tags"
+      var id: Int64
+      var name: String
+      var color: String?
+      static func createTable(_ db: Database) throws {
+        try db.create(table: databaseTableName) { t in
+          t.primaryKey("id", .integer)
+          t.column("name", .text).notNull()
+          t.column("color", .text)
+        }
+      }
+    }
+    struct Tagged: ContactsVersion {
+      var inner = ContactsV1()
+      var tags = EntityTable<Tag>()
+      static var schema: StateSchema<Self> {
+        StateSchema(
+          .entities(\.inner.people), .entities(\.tags), .list(\.inner.order, named: "everyone", of: PersonV1.self),
+          .view(\.inner.view)
+        )
+        // Version 2 declared the tags table; version 3 gave tags a color.
+        .migrations(SchemaMigration("3-tag-colors", .addColumn("color", to: "tags", .text, default: nil)))
+      }
+      var final: Contacts.Final { inner.final }
+      var ids: [Int64] { inner.ids }
+      mutating func apply(_ action: Contacts.Action) {
+        inner.apply(action)
+        if case .add(let id, let name, _) = action { tags.insert(Tag(id: id, name: name, color: "red")) }
+      }
+    }
+    let directory = try TemporaryDirectory()
+    let path = directory.path("contacts.sqlite")
+    try open(ContactsV1.self, path).send(.add(id: 1, name: "Ada", street: "1 Main St"))
+    let store = try open(Tagged.self, path)
+    try store.send(.add(id: 2, name: "Grace", street: "2 Elm St"))
+    #expect(store.state.tags[2]?.color == "red")
+    let database = try RewindDatabase(path: path)
+    #expect(try database.verify().problems == [])
+    #expect(try database.log(LogQuery(kinds: ["migration"])).map(\.action) == ["3-tag-colors"])
+  }
 }

@@ -186,17 +186,38 @@ struct TrustRegressionTests {
     let store = try JournalStore.journal(path: path)
     try store.send(.add(title: "A"))
     let seq = store.lastSeq
+    try store.send(.rename(id: 1, title: "A2"))
+    try store.send(.scroll(5))
+    // Damage the row the jump must restore (the rename's "before"): its title is a number, which
+    // does not decode as Entry.title, while the entry's other rows still do.
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql:
+          #"UPDATE action_log SET changes = replace(changes, '"before":{"body":"","id":1,"pinned":0,"title":"A"}', '"before":{"body":"","id":1,"pinned":0,"title":5}') WHERE seq = ?"#,
+        arguments: [seq + 1])
+      #expect(db.changesCount == 1)
+    }
+    #expect(throws: RewindError.self) { try store.jump(to: seq) }
+    #expect(store.state == (try fileState(path)))
+    try store.send(.add(title: "C"))
+    #expect(store.state == (try fileState(path)))
+  }
+
+  @Test func aViewValueThatNoLongerDecodesLoadsItsDefaultAndTheFileFollows() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    let seq = store.lastSeq
     try store.send(.add(title: "B"))
     try store.send(.scroll(5))
-    // Damage the view value the jump must restore (the scroll's "before"): it no longer decodes
-    // as JournalView.scroll, while the entry's other rows (the second note) still do.
+    // The scroll's "before" no longer decodes as JournalView.scroll (as after a type change).
     try DatabaseQueue(path: path).write { db in
       try db.execute(
         sql: #"UPDATE action_log SET changes = replace(changes, '"value":"0"', '"value":"\"x\""') WHERE seq = ?"#,
         arguments: [store.lastSeq])
       #expect(db.changesCount == 1)
     }
-    #expect(throws: RewindError.self) { try store.jump(to: seq) }
+    try store.jump(to: seq)
+    #expect(store.state.view.scroll == 0 && store.state.entries.count == 1)
     #expect(store.state == (try fileState(path)))
     try store.send(.add(title: "C"))
     #expect(store.state == (try fileState(path)))

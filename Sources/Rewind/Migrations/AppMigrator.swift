@@ -66,7 +66,15 @@ enum AppMigrator {
     var before: StateRows?
     switch migration.kind {
     case .changes(let changes):
+      // A table this version declares but the file does not have yet is created after the
+      // migrations, by its `createTable`, already in its latest shape: with no row of it in
+      // history, a change to it has nothing to do.
+      let created = Set(schema.parts.compactMap(\.declaredEntityTable)).subtracting(previous.entityTables)
       for change in changes {
+        if let table = change.operation.table, created.contains(table), try !db.tableExists(table) {
+          operations.append(change.operation)
+          continue
+        }
         operations.append(try apply(change.operation, catalog: previous, db, fail: fail))
       }
     case .transform(let migrate, _):

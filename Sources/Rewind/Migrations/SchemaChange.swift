@@ -19,6 +19,16 @@ public struct SchemaChange: Hashable, Sendable {
     case dropTable(table: String, lists: [String])
     case renameViewProperty(from: String, to: String)
     case removeViewProperty(path: String)
+
+    /// The entity table the change is about, if any.
+    var table: String? {
+      switch self {
+      case .addColumn(let table, _, _, _, _), .renameColumn(let table, _, _), .dropColumn(let table, _),
+        .dropTable(let table, _):
+        table
+      case .renameViewProperty, .removeViewProperty: nil
+      }
+    }
   }
 
   var operation: Operation

@@ -4,6 +4,7 @@ import GRDB
 final class EntityPart<Root, E: Entity>: StatePart {
   let keyPath: WritableKeyPath<Root, EntityTable<E>>
   var table: String { E.databaseTableName }
+  var declaredEntityTable: String? { table }
 
   init(keyPath: WritableKeyPath<Root, EntityTable<E>>) { self.keyPath = keyPath }
 

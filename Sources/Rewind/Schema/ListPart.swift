@@ -15,6 +15,8 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   func takeDefaults(from initial: Root) throws {}
 
+  var declaredEntityTable: String? { nil }
+
   func registerIfPresent(_ db: Database) throws {
     guard
       try Bool.fetchOne(db, sql: "SELECT 1 FROM rewind_entity_tables WHERE name = ?", arguments: [entityTable]) == true

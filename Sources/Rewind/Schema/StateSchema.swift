@@ -76,6 +76,8 @@ protocol StatePart<Root> {
   /// Registers the part's storage for tools if it exists, creating nothing: after an app
   /// migration's own code made it.
   func registerIfPresent(_ db: Database) throws
+  /// The entity table the part stores its rows in, if it is an entity part.
+  var declaredEntityTable: String? { get }
   /// Reads and decodes the part's rows; the update it returns replaces what `root` holds for
   /// the part, and cannot fail.
   func load(_ db: Database) throws -> (inout Root) -> Void

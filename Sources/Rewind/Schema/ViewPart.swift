@@ -32,6 +32,8 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   func setUp(_ db: Database) throws {}
 
+  var declaredEntityTable: String? { nil }
+
   func registerIfPresent(_ db: Database) throws {}
 
   func load(_ db: Database) throws -> (inout Root) -> Void {
