@@ -213,7 +213,7 @@ struct RewindCommandTests {
     #expect(last.contains("undo [undo]  list_entries +1, tasks +1"))
     #expect(try rewind("log", "tasks.sqlite", "--from", "12").split(separator: "\n").count == 2)
     let inspect = try rewind("inspect", "tasks.sqlite")
-    #expect(inspect.contains("Schema: version 5"))
+    #expect(inspect.contains("Schema: version 5") && inspect.contains("App schema: version 2 (2-task-notes)"))
     #expect(inspect.contains("tasks: 3 rows"))
     #expect(inspect.contains("allTasks (ids of tasks): 3 ids"))
     #expect(inspect.contains("selection = 2"))

@@ -8,6 +8,9 @@ public struct Inspection: Sendable {
   public var fileSize: Int64
   /// The engine migrations applied, in order; the schema version is their count.
   public var migrations: [String]
+  /// The app's own migrations, in order (see ``SchemaMigration``); the app schema version is
+  /// their count plus 1.
+  public var appMigrations: [String]
   /// Entity tables and their row counts, sorted by name.
   public var entityTables: [(name: String, rows: Int)]
   /// Order lists, their entity tables and lengths, sorted by name.
@@ -27,6 +30,9 @@ extension Inspection: CustomStringConvertible {
   public var description: String {
     var lines = ["File: \(path) (\(fileSize) bytes)"]
     lines.append("Schema: version \(migrations.count) (\(migrations.joined(separator: ", ")))")
+    lines.append(
+      "App schema: version \(appMigrations.count + 1)"
+        + (appMigrations.isEmpty ? "" : " (\(appMigrations.joined(separator: ", ")))"))
     lines.append("Entity tables:")
     lines += entityTables.map { "  \($0.name): \($0.rows) row\($0.rows == 1 ? "" : "s")" }
     lines.append("Order lists:")
@@ -184,6 +190,7 @@ extension RewindDatabase {
         path: path,
         fileSize: size,
         migrations: try EngineMigrations.applied(db),
+        appMigrations: catalog.appSchema.records.map(\.identifier),
         entityTables: try catalog.entityTables.map {
           ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0.quotedDatabaseIdentifier)") ?? 0)
         },
