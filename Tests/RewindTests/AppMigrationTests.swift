@@ -400,7 +400,8 @@ struct AppMigrationTests {
     #expect(store.state.view == LabelledView(selected: nil, query: "a"))
     let database = try RewindDatabase(path: path)
     func fileView() throws -> LabelledView {
-      try Store(path: path, initialState: Labelled(), reducer: ContactsReducer<Labelled>(), readOnly: true).state.view
+      let reader = try Store(path: path, initialState: Labelled(), reducer: ContactsReducer<Labelled>(), readOnly: true)
+      return reader.state.view
     }
     #expect(try fileView() == store.state.view)
     #expect(try database.log(LogQuery(kinds: ["repair"])).count == 1)

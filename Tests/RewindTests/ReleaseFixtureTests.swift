@@ -52,7 +52,8 @@ struct ReleaseFixtureTests {
 
   // MARK: - Upgraded by the app (version 2 of the example's schema: task notes)
 
-  /// An export with the app's version-2 column left out: what 0.1 exported of the same state.
+  /// An export with the app's version-2 column (and version) left out: what 0.1 exported of the
+  /// same state.
   func withoutNotes(_ export: String) throws -> JSONValue {
     guard case .object(var document) = try JSONValue.parse(export),
       case .object(var entities)? = document["entities"], case .array(let tasks)? = entities["tasks"]
@@ -65,6 +66,7 @@ struct ReleaseFixtureTests {
         return .object(columns)
       })
     document["entities"] = .object(entities)
+    #expect(document.removeValue(forKey: "appSchema") == .integer(2))
     return .object(document)
   }
 

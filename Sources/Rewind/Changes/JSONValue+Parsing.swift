@@ -134,8 +134,9 @@ extension JSONValue {
       let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
       if isInteger, let integer = Int64(text) { return .integer(integer) }
       guard let real = Double(text) else { throw error("\(text) is not a number") }
-      // Like JSONDecoder: an integral value (1.0, -2e3) that fits is an integer.
-      if real == real.rounded(), abs(real) < 9.2e18 { return .integer(Int64(real)) }
+      // A number written with a point or an exponent is a real, even when integral (2.0): a
+      // REAL column's value must read back from the log as it reads from the table.
+      // (JSONDecoder would make 2.0 an integer.)
       return .real(real)
     }
 

@@ -12,10 +12,18 @@ struct TableCatalog {
   private(set) var lists: [String: String] = [:]
   /// The app's migrations: how images logged under earlier versions are read.
   private(set) var appSchema = AppSchemaHistory()
+  /// SQLite's schema version when the catalog was last read.
+  private var schemaVersion: Int?
 
   init(_ db: Database) throws { try reload(db) }
 
   mutating func reload(_ db: Database) throws {
+    // GRDB caches each connection's view of the schema, and another connection's migration
+    // (a newer version of the app upgrading the file under an open tool) does not reset it.
+    // (A new catalog trusts the cache: it is read right after the connection's own set-up.)
+    let schemaVersion = try Int.fetchOne(db, sql: "PRAGMA schema_version")
+    if let known = self.schemaVersion, known != schemaVersion { db.clearSchemaCache() }
+    self.schemaVersion = schemaVersion
     // A missing or altered engine table is refused here, with its name, before any use.
     for engineTable in EngineTable.allCases {
       let (table, expected) = (engineTable.name, engineTable.columns)

@@ -69,8 +69,13 @@ enum AppMigrator {
       // A table this version declares but the file does not have yet is created after the
       // migrations, by its `createTable`, already in its latest shape: with no row of it in
       // history, a change to it has nothing to do.
-      let created = Set(schema.parts.compactMap(\.declaredEntityTable)).subtracting(previous.entityTables)
+      let declared = Set(schema.parts.compactMap(\.declaredEntityTable))
+      let created = declared.subtracting(previous.entityTables)
       for change in changes {
+        // Its createTable would bring it back empty, its rows gone without a trace in history.
+        if case .dropTable(let table, _) = change.operation, declared.contains(table) {
+          throw fail("it drops table \(table), which the app's schema still declares")
+        }
         if let table = change.operation.table, created.contains(table), try !db.tableExists(table) {
           operations.append(change.operation)
           continue
@@ -115,6 +120,15 @@ enum AppMigrator {
       arguments: [version, migration.identifier, seq, migration.kind.name, SchemaChange.Operation.json(operations)])
   }
 
+  /// `value` as a column of SQL type `type` stores it (SQLite's type affinity).
+  private static func stored(_ value: DatabaseValue, as type: String, _ db: Database) throws -> DatabaseValue {
+    guard !value.isNull else { return value }
+    try db.execute(sql: "CREATE TEMP TABLE rewind_affinity (value \(type))")
+    defer { try? db.execute(sql: "DROP TABLE temp.rewind_affinity") }
+    try db.execute(sql: "INSERT INTO temp.rewind_affinity (value) VALUES (?)", arguments: [value])
+    return try DatabaseValue.fetchOne(db, sql: "SELECT value FROM temp.rewind_affinity") ?? value
+  }
+
   /// After the app's own migration code: forgets entity tables (and their lists) it dropped,
   /// and registers the schema's tables it created.
   private static func registerTables<Root>(_ schema: StateSchema<Root>, _ db: Database) throws {
@@ -155,6 +169,10 @@ enum AppMigrator {
         if notNull { definition.notNull() }
         if !value.isNull { definition.defaults(to: value) }
       }
+      // Recorded as the table stores it (the column's affinity makes 0 a REAL 0.0), so that
+      // older images read through the change hold exactly what the rows hold.
+      return .addColumn(
+        table: table, column: column, type: type, notNull: notNull, default: try stored(value, as: type, db))
     case .renameColumn(let table, let from, let to):
       try checkEntityTable(table)
       try checkColumn(from, of: table)

@@ -74,10 +74,31 @@ struct AppSchemaHistory {
     return records.filter { $0.kind == "changes" && $0.seq > start && $0.seq < ceiling }.flatMap(\.operations)
   }
 
-  /// The described changes of every migration since the last barrier, in order: what reads a
-  /// row of any earlier version (since that barrier) in the current shape.
-  var operationsSinceLastBarrier: [SchemaChange.Operation] {
-    records.filter { $0.kind == "changes" && $0.seq >= lastBarrier }.flatMap(\.operations)
+  /// The app schema version of rows built for the state at `seq`: the migrations they were
+  /// read through (every one, up to the next barrier).
+  func version(ofRowsAt seq: Int64?) -> Int {
+    let ceiling = seq.flatMap(barrier(after:)) ?? .max
+    return records.filter { $0.seq < ceiling }.count + 1
+  }
+
+  /// The described changes that read an export of app schema version `version` in the current
+  /// shape. Throws ``RewindError/Code/invalidImport`` for an export of a newer version, or of
+  /// one a transform or barrier separates from the current one (history's images were
+  /// rewritten or cut there; an export has no such rewrite).
+  func operations(readingExportOf version: Int) throws -> [SchemaChange.Operation] {
+    guard version <= self.version else {
+      throw RewindError(
+        .invalidImport,
+        "the file is an export of app schema version \(version), newer than this database's version \(self.version)")
+    }
+    let later = records.filter { $0.version > version }
+    if let blocking = later.first(where: { $0.kind != "changes" }) {
+      throw RewindError(
+        .invalidImport,
+        "the file is an export of app schema version \(version), before migration \(blocking.identifier) (a \(blocking.kind), which an export cannot be read through); export it again from a file at version \(self.version)"
+      )
+    }
+    return later.flatMap(\.operations)
   }
 
   /// The shape rows built for the state at `seq` are in: the latest migration they were read

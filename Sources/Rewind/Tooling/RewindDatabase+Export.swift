@@ -50,13 +50,21 @@ extension RewindDatabase {
       if viewSeq != seq {
         image.tables[EngineTable.viewState.name] = try rows(viewSeq).tables[EngineTable.viewState.name]
       }
-      return Self.exportJSON(image, catalog: history.tables)
+      return Self.exportJSON(
+        image, catalog: history.tables, appSchema: history.tables.appSchema.version(ofRowsAt: seq))
     }
   }
 
-  static func exportJSON(_ rows: StateRows, catalog: TableCatalog) -> String {
-    var out = "{\n  \"format\": \"\(exportFormat)\",\n  \"version\": \(exportVersion),\n  \"entities\": {"
-    for (index, table) in catalog.entityTables.enumerated() {
+  /// The export of `rows`, in the shape of app schema version `appSchema` (written when it is
+  /// past 1, so that an import reads an earlier version's export through the migrations since).
+  static func exportJSON(_ rows: StateRows, catalog: TableCatalog, appSchema: Int) -> String {
+    var out = "{\n  \"format\": \"\(exportFormat)\",\n  \"version\": \(exportVersion),"
+    if appSchema > 1 { out += "\n  \"appSchema\": \(appSchema)," }
+    out += "\n  \"entities\": {"
+    // Tables of the catalog, and those of rows read in an older shape (before a barrier).
+    let engineTables: Set = [EngineTable.listEntries.name, EngineTable.viewState.name]
+    let tables = Set(catalog.entityTables).union(rows.tables.keys.filter { !engineTables.contains($0) }).sorted()
+    for (index, table) in tables.enumerated() {
       out += index == 0 ? "\n    " : ",\n    "
       JSONText.appendString(table, to: &out)
       let entities = rows.tables[table] ?? [:]
@@ -123,6 +131,8 @@ extension RewindDatabase {
   private struct ExportDocument: Decodable {
     var format: String
     var version: Int
+    /// The app schema version the export was written at; absent: version 1.
+    var appSchema: Int?
     var entities: [String: [[String: JSONValue]]]
     var lists: [String: [JSONValue]]
     var view: [String: JSONValue]
@@ -143,10 +153,9 @@ extension RewindDatabase {
       throw invalid("the file is export version \(document.version); this tool reads version \(exportVersion)")
     }
     var rows = StateRows(empty: catalog)
-    // An export written before some of the app's described migrations (a file users kept from
-    // an earlier version) is read through them, as the log's images are; an export of the
-    // current shape is left as it is by every one of them.
-    let operations = catalog.appSchema.operationsSinceLastBarrier
+    // An export written at an earlier app schema version (a file users kept from an earlier
+    // version of the app) is read through the migrations since, as the log's images are.
+    let operations = try catalog.appSchema.operations(readingExportOf: document.appSchema ?? 1)
     func upgraded(_ table: String, _ row: StateRows.Row) -> (table: String, row: StateRows.Row)? {
       guard !operations.isEmpty else { return (table, row) }
       return AppSchemaHistory.apply(operations, to: RowChange(table: table, key: [:], before: nil, after: row))
@@ -202,12 +211,18 @@ extension RewindDatabase {
       }
     }
 
-    // Order lists: keep the current position keys when a list's order is unchanged.
-    if let unknown = Set(document.lists.keys).subtracting(catalog.lists.keys).sorted().first {
+    // Order lists: keep the current position keys when a list's order is unchanged. Lists
+    // dropped with their table since the export was written are left out.
+    let droppedLists = Set(
+      operations.flatMap { operation -> [String] in
+        if case .dropTable(_, let lists) = operation { lists } else { [] }
+      })
+    let documentLists = document.lists.filter { !droppedLists.contains($0.key) }
+    if let unknown = Set(documentLists.keys).subtracting(catalog.lists.keys).sorted().first {
       throw invalid("order list \(unknown) does not exist in this database")
     }
     let currentEntries = (current.tables[EngineTable.listEntries.name] ?? [:]).values
-    for (list, values) in document.lists {
+    for (list, values) in documentLists {
       let table = catalog.lists[list]!
       let keyColumn = catalog.keyColumns(of: table)[0]
       var ids: [DatabaseValue] = []
