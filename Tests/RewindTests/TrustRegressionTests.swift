@@ -203,6 +203,28 @@ struct TrustRegressionTests {
     #expect(store.state == (try fileState(path)))
   }
 
+  @Test func aDamagedImageTheTableRefusesIsARewindErrorAndChangesNothing() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    let seq = store.lastSeq
+    try store.send(.rename(id: 1, title: "A2"))
+    // The rename's "before" now has a NULL title, which the table's NOT NULL refuses.
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql: #"UPDATE action_log SET changes = replace(changes, '"title":"A"}', '"title":null}') WHERE seq = ?"#,
+        arguments: [seq + 1])
+      #expect(db.changesCount == 1)
+    }
+    #expect {
+      try store.jump(to: seq)
+    } throws: { error in
+      (error as? RewindError)?.code == .commitFailed
+        && (error as? RewindError)?.message == "jump to \(seq) failed; the state is as the file holds it"
+    }
+    #expect(store.state == (try fileState(path)))
+    #expect(store.state.entries[1]?.title == "A2")
+  }
+
   @Test func aViewValueThatNoLongerDecodesLoadsItsDefaultAndTheFileFollows() throws {
     let store = try JournalStore.journal(path: path)
     try store.send(.add(title: "A"))

@@ -32,7 +32,7 @@ extension Store {
   /// - Complexity: proportional to the size of the step's change, not to the history.
   @discardableResult
   public func undo() throws -> Int64? {
-    try runHistoryOperation { db, history in
+    try runHistoryOperation("undo") { db, history in
       try history.undo(db).map { ($0.seq, $0.changes) }
     }
   }
@@ -46,7 +46,7 @@ extension Store {
   /// - Throws: ``RewindError/Code/conflict`` as ``undo()`` does.
   @discardableResult
   public func redo() throws -> Int64? {
-    try runHistoryOperation { db, history in
+    try runHistoryOperation("redo") { db, history in
       try history.redo(db).map { ($0.seq, $0.changes) }
     }
   }
@@ -66,7 +66,7 @@ extension Store {
   /// - Complexity: proportional to the changes logged after `seq`.
   @discardableResult
   public func jump(to seq: Int64, timeline: Timeline = .all) throws -> Int64? {
-    try runHistoryOperation { db, history in
+    try runHistoryOperation("jump to \(seq)") { db, history in
       let changes = try history.changesJumping(to: seq, timeline: timeline, db)
       guard !changes.isEmpty else { return nil }
       let entry = LogEntry(
@@ -101,20 +101,27 @@ extension Store {
   /// decode fails the operation with memory and file untouched; a failure after that (the
   /// repair, the commit) reads the state back from the file.
   private func runHistoryOperation(
-    _ operation: (Database, inout HistoryLog) throws -> (seq: Int64, changes: [RowChange])?
+    _ name: String, _ operation: (Database, inout HistoryLog) throws -> (seq: Int64, changes: [RowChange])?
   ) throws -> Int64? {
     var touched = false
-    let seq = try write(
-      { db, history -> Int64? in
-        guard let (seq, changes) = try operation(db, &history) else { return nil }
-        let prepared = try repository.schema.prepare(changes, .forward)
-        touched = true
-        prepared.apply(to: &current)
-        // The repair joins a jump's step, and an undo's or redo's application.
-        try repair(after: seq, db, &history)
-        return seq
-      },
-      rollingBack: { if touched { resync() } })
+    let seq: Int64?
+    do {
+      seq = try write(
+        { db, history -> Int64? in
+          guard let (seq, changes) = try operation(db, &history) else { return nil }
+          let prepared = try repository.schema.prepare(changes, .forward)
+          touched = true
+          prepared.apply(to: &current)
+          // The repair joins a jump's step, and an undo's or redo's application.
+          try repair(after: seq, db, &history)
+          return seq
+        },
+        rollingBack: { if touched { resync() } })
+    } catch {
+      // SQLite's own refusals (a constraint a damaged log image breaks) are this layer's error.
+      if let error = error as? RewindError { throw error }
+      throw RewindError(.commitFailed, "\(name) failed; the state is as the file holds it", underlying: error)
+    }
     didCommit()
     if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
     return seq
