@@ -23,9 +23,11 @@ struct AppEvolutionTests {
       store = try Store(path: path, initialState: State(), reducer: ContactsReducer<State>())
     }
 
-    mutating func run(steps: Int, nextID: inout Int64, recording states: inout [Int64: Contacts.Final]) throws {
+    mutating func run(steps: Int, nextID: inout Int64, recording states: inout [Int64: Contacts.Final]) async throws {
       states[store.lastSeq] = store.state.final
       for _ in 0..<steps {
+        // Long synchronous work on the main actor would starve other suites' effects.
+        await Task.yield()
         let ids = store.state.ids
         let someID = ids.isEmpty ? 1 : ids[Int(random.next() % UInt64(ids.count))]
         let word = ["Ada", "Grace", "Linus", "Rue", "Main St", "Elm St", "555-01"][Int(random.next() % 7)]
@@ -51,7 +53,7 @@ struct AppEvolutionTests {
   }
 
   @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
-  func everyPastSeqReadsRestoresAndUndoesInTheLastShape(seed: UInt64) throws {
+  func everyPastSeqReadsRestoresAndUndoesInTheLastShape(seed: UInt64) async throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("contacts.sqlite")
     var random = SplitMix(seed: seed)
@@ -60,7 +62,7 @@ struct AppEvolutionTests {
     var migrationSeqs: [Int64] = []
 
     var v1 = try Session<ContactsV1>(path: path, random: random)
-    try v1.run(steps: 30, nextID: &nextID, recording: &states)
+    try await v1.run(steps: 30, nextID: &nextID, recording: &states)
     random = v1.random
     // Snapshots taken under an earlier version are read through the migrations too.
     let v1Snapshot = try RewindDatabase(path: path).snapshot(label: "v1")
@@ -68,20 +70,20 @@ struct AppEvolutionTests {
     var v2 = try Session<ContactsV2>(path: path, random: random)
     migrationSeqs.append(v2.store.lastSeq)
     #expect(v2.store.state.final == states[v2.store.lastSeq - 1], "version 2 opens with version 1's state")
-    try v2.run(steps: 30, nextID: &nextID, recording: &states)
+    try await v2.run(steps: 30, nextID: &nextID, recording: &states)
     random = v2.random
 
     var v3 = try Session<ContactsV3>(path: path, random: random)
     migrationSeqs.append(v3.store.lastSeq)
     #expect(v3.store.state.final == states[v3.store.lastSeq - 1], "version 3 opens with version 2's state")
-    try v3.run(steps: 30, nextID: &nextID, recording: &states)
+    try await v3.run(steps: 30, nextID: &nextID, recording: &states)
     random = v3.random
     let v3Snapshot = try RewindDatabase(path: path).snapshot(label: "v3")
 
     var v4 = try Session<ContactsV4>(path: path, random: random)
     migrationSeqs.append(v4.store.lastSeq)
     #expect(v4.store.state.final == states[v4.store.lastSeq - 1], "version 4 opens with version 3's state")
-    try v4.run(steps: 30, nextID: &nextID, recording: &states)
+    try await v4.run(steps: 30, nextID: &nextID, recording: &states)
 
     let database = try RewindDatabase(path: path)
     let kinds = try database.log(LogQuery(kinds: ["migration"])).map(\.seq)

@@ -65,9 +65,11 @@ struct InventoryEvolutionTests {
     }
 
     /// A random session on one version.
-    func run<S: InventoryVersion>(_ store: inout Store<S, Inventory.Action>, steps: Int) throws {
+    func run<S: InventoryVersion>(_ store: inout Store<S, Inventory.Action>, steps: Int) async throws {
       let v = S.number
       for _ in 0..<steps {
+        // Long synchronous work on the main actor would starve other suites' effects.
+        await Task.yield()
         let state = store.state
         let items = state.itemIDs
         let parties = state.partyIDs
@@ -313,8 +315,8 @@ struct InventoryEvolutionTests {
       return store
     }
 
-    func session<S: InventoryVersion>(_ store: inout Store<S, Inventory.Action>, steps: Int) throws {
-      try run(&store, steps: steps)
+    func session<S: InventoryVersion>(_ store: inout Store<S, Inventory.Action>, steps: Int) async throws {
+      try await run(&store, steps: steps)
       try check(store, "after session")
       oldExports.append((S.number, store.lastSeq, try database.export()))
     }
@@ -326,27 +328,32 @@ struct InventoryEvolutionTests {
     .map { $0 }
 
   @Test(arguments: seeds)
-  func inventoryEvolvesThroughSevenVersions(seed: UInt64) throws {
+  func inventoryEvolvesThroughSevenVersions(seed: UInt64) async throws {
     let directory = try TemporaryDirectory()
     let world = World(path: directory.path("inventory.sqlite"), seed: seed)
     let steps = 60
 
     var v1 = try world.upgrade(to: InventoryV1.self)
-    try world.session(&v1, steps: steps)
+    try await world.session(&v1, steps: steps)
     var v2 = try world.upgrade(to: InventoryV2.self)
-    try world.session(&v2, steps: steps)
+    try await world.session(&v2, steps: steps)
+    await Task.yield()
     try world.importOldExports(InventoryV2.self)
     var v3 = try world.upgrade(to: InventoryV3.self)
-    try world.session(&v3, steps: steps)
+    try await world.session(&v3, steps: steps)
+    await Task.yield()
     try world.importOldExports(InventoryV3.self)
     var v4 = try world.upgrade(to: InventoryV4.self)
-    try world.session(&v4, steps: steps)
+    try await world.session(&v4, steps: steps)
+    await Task.yield()
     try world.undoWalk(InventoryV4.self, from: world.path)
+    await Task.yield()
     try world.importOldExports(InventoryV4.self)
     var v5 = try world.upgrade(to: InventoryV5.self)
-    try world.session(&v5, steps: steps)
+    try await world.session(&v5, steps: steps)
     var v6 = try world.upgrade(to: InventoryV6.self)
-    try world.session(&v6, steps: steps)
+    try await world.session(&v6, steps: steps)
+    await Task.yield()
     try world.undoWalk(InventoryV6.self, from: world.path)
     // Old exports across the v5/v6 transforms do not import (see the focused tests).
     var v7 = try world.upgrade(to: InventoryV7.self) { state in
@@ -356,7 +363,8 @@ struct InventoryEvolutionTests {
       }
       return trimmed
     }
-    try world.session(&v7, steps: steps)
+    try await world.session(&v7, steps: steps)
+    await Task.yield()
     try world.undoWalk(InventoryV7.self, from: world.path)
 
     // Labelled snapshots restore to their recorded states (those after the last barrier).

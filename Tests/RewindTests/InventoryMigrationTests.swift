@@ -355,8 +355,8 @@ struct InventoryMigrationTests {
       SchemaMigration("5-parties", .addColumn("sku", to: "items", .text, notNull: true, default: nil))
     ]
     try expectRefused(EvolvingBrokenV5.self, path, "NOT NULL without default", contains: "sku")
-    EvolvingBrokenV5.last = [SchemaMigration("5-parties", .dropTable("bins"))]
-    try expectRefused(EvolvingBrokenV5.self, path, "drop a dropped table", contains: "bins")
+    // (Dropping a table the file no longer has is no mistake: a file that skipped the versions
+    // that had it never had it. It does nothing.)
     EvolvingBrokenV5.last = [SchemaMigration("5-parties", .addColumn("qty", to: "items", .integer, default: 1))]
     try expectRefused(EvolvingBrokenV5.self, path, "add an existing column", contains: "qty")
     _ = snapshotSeq

@@ -96,8 +96,10 @@ struct HistoryLog {
     try db.checkedInteger("PRAGMA data_version", what: "PRAGMA data_version") ?? 0
   }
 
-  var canUndo: Bool { nextUndo != nil }
-  var canRedo: Bool { nextRedo != nil }
+  /// Whether undo (redo) would move a step: steps from before a barrier migration stay on the
+  /// stacks, where undo and redo refuse them with the reason, but they are not offered.
+  var canUndo: Bool { nextUndo.map { $0 >= tables.appSchema.lastBarrier } ?? false }
+  var canRedo: Bool { nextRedo.map { $0 >= tables.appSchema.lastBarrier } ?? false }
 
   // MARK: - Catching up with other writers
 
@@ -477,7 +479,10 @@ struct HistoryLog {
     // stack, so a long history is never scanned.
     var redo: [Int64] = []
     var undo: [Int64] = []
-    let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
+    // Steps from before a barrier migration cannot be moved: they are not listed.
+    let barrier = try AppSchemaHistory(db).lastBarrier
+    let steps = try Row.fetchCursor(
+      db, sql: "SELECT id, undone FROM undo_steps WHERE id >= ? ORDER BY id DESC", arguments: [barrier])
     while undo.count < max(limit, 0), let step = try steps.next() {
       let id = try step.checked("id", in: EngineTable.undoSteps.name, as: Int64.self)
       if try step.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self) {

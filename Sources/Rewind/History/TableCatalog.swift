@@ -15,12 +15,17 @@ struct TableCatalog {
   /// SQLite's schema version when the catalog was last read.
   private var schemaVersion: Int?
 
-  init(_ db: Database) throws { try reload(db) }
+  /// Reads the catalog afresh: the connection's cached schema is dropped first, since another
+  /// connection may have changed the schema since it was filled (a migration by another
+  /// process, between opening a file and taking its write lock).
+  init(_ db: Database) throws {
+    db.clearSchemaCache()
+    try reload(db)
+  }
 
   mutating func reload(_ db: Database) throws {
     // GRDB caches each connection's view of the schema, and another connection's migration
     // (a newer version of the app upgrading the file under an open tool) does not reset it.
-    // (A new catalog trusts the cache: it is read right after the connection's own set-up.)
     let schemaVersion = try Int.fetchOne(db, sql: "PRAGMA schema_version")
     if let known = self.schemaVersion, known != schemaVersion { db.clearSchemaCache() }
     self.schemaVersion = schemaVersion

@@ -31,7 +31,17 @@ enum AppMigrator {
   static func recordAsCreated(_ migrations: [SchemaMigration], _ db: Database) throws {
     for (index, migration) in migrations.enumerated() {
       var operations: [SchemaChange.Operation] = []
-      if case .changes(let changes) = migration.kind { operations = changes.map(\.operation) }
+      if case .changes(let changes) = migration.kind {
+        // Defaults as the columns (created by `createTable`) store them, as a migration records
+        // them: an import of an earlier version's export reads through these.
+        operations = try changes.map { change in
+          guard case .addColumn(let table, let column, let type, let notNull, let value) = change.operation else {
+            return change.operation
+          }
+          return .addColumn(
+            table: table, column: column, type: type, notNull: notNull, default: try stored(value, as: type, db))
+        }
+      }
       try record(migration, version: index + 2, seq: 0, operations: operations, db)
     }
   }
@@ -42,8 +52,15 @@ enum AppMigrator {
   ) throws {
     let pending = try pending(schema.migrations, recorded: history.tables.appSchema, path: path)
     for (index, migration) in zip(pending.indices, pending) {
+      // Tables a later pending migration drops: a file that skipped the versions that had
+      // them may never have had them at all.
+      let droppedLater = Set(
+        pending[(index + 1)...].flatMap { later -> [String] in
+          guard case .changes(let changes) = later.kind else { return [] }
+          return changes.compactMap { if case .dropTable(let table, _) = $0.operation { table } else { nil } }
+        })
       do {
-        try run(migration, version: index + 2, schema: schema, history: &history, db)
+        try run(migration, version: index + 2, schema: schema, droppedLater: droppedLater, history: &history, db)
       } catch let error as RewindError {
         throw error
       } catch {
@@ -55,8 +72,8 @@ enum AppMigrator {
   }
 
   private static func run<Root>(
-    _ migration: SchemaMigration, version: Int, schema: StateSchema<Root>, history: inout HistoryLog,
-    _ db: Database
+    _ migration: SchemaMigration, version: Int, schema: StateSchema<Root>, droppedLater: Set<String>,
+    history: inout HistoryLog, _ db: Database
   ) throws {
     func fail(_ message: String) -> RewindError {
       RewindError(.migrationFailed, "app migration \(migration.identifier): \(message); nothing was changed")
@@ -66,21 +83,28 @@ enum AppMigrator {
     var before: StateRows?
     switch migration.kind {
     case .changes(let changes):
-      // A table this version declares but the file does not have yet is created after the
-      // migrations, by its `createTable`, already in its latest shape: with no row of it in
-      // history, a change to it has nothing to do.
+      // A change to a table the file does not have has nothing to do, with no row of it in
+      // history, when the table is one a version this file skipped had: one this version
+      // declares (its `createTable` makes it after the migrations, in its latest shape), one
+      // being dropped, or one a later migration drops. Any other is a mistake, refused.
       let declared = Set(schema.parts.compactMap(\.declaredEntityTable))
-      let created = declared.subtracting(previous.entityTables)
+      var catalog = previous
       for change in changes {
         // Its createTable would bring it back empty, its rows gone without a trace in history.
         if case .dropTable(let table, _) = change.operation, declared.contains(table) {
           throw fail("it drops table \(table), which the app's schema still declares")
         }
-        if let table = change.operation.table, created.contains(table), try !db.tableExists(table) {
-          operations.append(change.operation)
-          continue
+        if let table = change.operation.table, !catalog.entityTables.contains(table), try !db.tableExists(table) {
+          var skipped = declared.union(droppedLater)
+          if case .dropTable = change.operation { skipped.insert(table) }
+          if skipped.contains(table) {
+            operations.append(change.operation)
+            continue
+          }
         }
-        operations.append(try apply(change.operation, catalog: previous, db, fail: fail))
+        operations.append(try apply(change.operation, catalog: catalog, db, fail: fail))
+        // The next change sees the tables as this one left them.
+        catalog = try TableCatalog(db)
       }
     case .transform(let migrate, _):
       before = try StateRows(db, catalog: previous)

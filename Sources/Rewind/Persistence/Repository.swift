@@ -76,6 +76,9 @@ final class Repository<State: PersistentState> {
       // file at once agree on which of them sets it up.
       history = try database.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
+          // What this connection saw before the write lock may be stale: another process may
+          // have set the file up, or migrated it, in between.
+          db.clearSchemaCache()
           let isNew = try DatabaseFile.needsSettingUp(db)
           if !isNew { _ = try DatabaseFile.checkRewindTables(db, path: name) }
           try EngineMigrations.migrate(db, path: name)
@@ -122,6 +125,7 @@ final class Repository<State: PersistentState> {
   private static func openWithoutWriting(
     _ db: Database, _ schema: StateSchema<State>, _ initialState: State, _ name: String
   ) throws -> HistoryLog? {
+    db.clearSchemaCache()
     guard try !EngineMigrations.isPending(db) else { return nil }
     let recorded = try AppSchemaHistory(db)
     guard try AppMigrator.pending(schema.migrations, recorded: recorded, path: name).isEmpty else { return nil }

@@ -219,8 +219,10 @@ extension RewindDatabase {
     let result = try write { db, history -> (base: Int64, removed: Int)? in
       // Redo reverts each undone step's latest application (or reapplies its own entries):
       // those entries must stay.
+      // (Steps from before a barrier migration can never be redone: they need nothing.)
       let redoNeeds = try db.checkedInteger(
-        "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1", what: "undo_steps.applied_from")
+        "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1 AND id >= ?",
+        arguments: [history.tables.appSchema.lastBarrier], what: "undo_steps.applied_from")
       let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
       let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
       let base = min(

@@ -86,6 +86,7 @@ public final class RewindDatabase {
         }
         history = try queue.writeWithoutTransaction { db in
           try db.inImmediateTransaction {
+            db.clearSchemaCache()
             try EngineMigrations.migrate(db, path: path)
             return try HistoryLog(db)
           }
