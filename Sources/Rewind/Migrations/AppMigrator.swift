@@ -61,8 +61,15 @@ enum AppMigrator {
         })
       do {
         try run(migration, version: index + 2, schema: schema, droppedLater: droppedLater, history: &history, db)
-      } catch let error as RewindError {
+      } catch let error as RewindError where error.code == .migrationFailed {
         throw error
+      } catch let error as RewindError {
+        // The engine's own refusal while migrating (a table the migration code left unusable):
+        // said with the migration it happened in.
+        throw RewindError(
+          .migrationFailed,
+          "app migration \(migration.identifier) failed on \(path): \(error.message); nothing was changed",
+          underlying: error)
       } catch {
         throw RewindError(
           .migrationFailed, "app migration \(migration.identifier) failed on \(path); nothing was changed",
@@ -117,7 +124,7 @@ enum AppMigrator {
     let operationsJSON = SchemaChange.Operation.json(operations)
     var payload = #"{"migration":"#
     JSONText.appendString(migration.identifier, to: &payload)
-    payload += #","kind":"\#(migration.kind.name)","version":\#(version),"changes":\#(operationsJSON)}"#
+    payload += #","kind":"\#(migration.kind.recorded.rawValue)","version":\#(version),"changes":\#(operationsJSON)}"#
     let seq = try history.append(
       LogEntry(kind: .migration, action: migration.identifier, payload: payload, changes: [], undo: .none), db)
     try record(migration, version: version, seq: seq, operations: operations, db)
@@ -141,7 +148,9 @@ enum AppMigrator {
   ) throws {
     try db.execute(
       sql: "INSERT INTO rewind_app_migrations (version, identifier, seq, kind, changes) VALUES (?, ?, ?, ?, ?)",
-      arguments: [version, migration.identifier, seq, migration.kind.name, SchemaChange.Operation.json(operations)])
+      arguments: [
+        version, migration.identifier, seq, migration.kind.recorded.rawValue, SchemaChange.Operation.json(operations),
+      ])
   }
 
   /// `value` as a column of SQL type `type` stores it (SQLite's type affinity).

@@ -10,11 +10,16 @@ import GRDB
 /// just before it). A transform rewrote the images before it when it ran, so they start from
 /// its shape.
 struct AppSchemaHistory {
+  /// How a migration carries history: the values of `rewind_app_migrations.kind`.
+  enum Kind: String {
+    case changes, transform, barrier
+  }
+
   struct Record {
     var version: Int
     var identifier: String
     var seq: Int64
-    var kind: String
+    var kind: Kind
     var operations: [SchemaChange.Operation]
   }
 
@@ -32,7 +37,11 @@ struct AppSchemaHistory {
     let table = EngineTable.appMigrations.name
     for row in rows {
       let identifier = try row.checked("identifier", in: table, as: String.self)
-      let kind = try row.checked("kind", in: table, as: String.self)
+      let kindName = try row.checked("kind", in: table, as: String.self)
+      guard let kind = Kind(rawValue: kindName) else {
+        throw RewindError(
+          .corruptData, "rewind_app_migrations: \(identifier) has kind \(kindName), which this library does not know")
+      }
       let operations: [SchemaChange.Operation]
       do {
         operations = try SchemaChange.Operation.decodeList(try row.checked("changes", in: table, as: String.self))
@@ -45,7 +54,7 @@ struct AppSchemaHistory {
           version: try row.checked("version", in: table), identifier: identifier,
           seq: try row.checked("seq", in: table), kind: kind, operations: operations))
     }
-    barriers = records.filter { $0.kind == "barrier" }.map(\.seq).sorted()
+    barriers = records.filter { $0.kind == .barrier }.map(\.seq).sorted()
     lastMigrationSeq = records.map(\.seq).max() ?? 0
   }
 
@@ -69,9 +78,9 @@ struct AppSchemaHistory {
     guard max(seq, shapeSeq) < lastMigrationSeq else { return [] }
     let ceiling = barrier(after: seq) ?? .max
     // A transform after the image (and before the ceiling) rewrote it into its own shape.
-    let rewritten = records.filter { $0.kind == "transform" && $0.seq > seq && $0.seq < ceiling }.map(\.seq).max()
+    let rewritten = records.filter { $0.kind == .transform && $0.seq > seq && $0.seq < ceiling }.map(\.seq).max()
     let start = max(shapeSeq, rewritten ?? shapeSeq)
-    return records.filter { $0.kind == "changes" && $0.seq > start && $0.seq < ceiling }.flatMap(\.operations)
+    return records.filter { $0.kind == .changes && $0.seq > start && $0.seq < ceiling }.flatMap(\.operations)
   }
 
   /// The app schema version of rows built for the state at `seq`: the migrations they were
@@ -92,10 +101,10 @@ struct AppSchemaHistory {
         "the file is an export of app schema version \(version), newer than this database's version \(self.version)")
     }
     let later = records.filter { $0.version > version }
-    if let blocking = later.first(where: { $0.kind != "changes" }) {
+    if let blocking = later.first(where: { $0.kind != .changes }) {
       throw RewindError(
         .invalidImport,
-        "the file is an export of app schema version \(version), before migration \(blocking.identifier) (a \(blocking.kind), which an export cannot be read through); export it again from a file at version \(self.version)"
+        "the file is an export of app schema version \(version), before migration \(blocking.identifier) (a \(blocking.kind.rawValue), which an export cannot be read through); export it again from a file at version \(self.version)"
       )
     }
     return later.flatMap(\.operations)

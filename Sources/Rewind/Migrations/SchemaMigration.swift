@@ -50,11 +50,11 @@ public struct SchemaMigration: Sendable {
     case transform(migrate: @Sendable (Database) throws -> Void, rows: @Sendable (HistoryRow) throws -> [HistoryRow])
     case barrier(migrate: @Sendable (Database) throws -> Void)
 
-    var name: String {
+    var recorded: AppSchemaHistory.Kind {
       switch self {
-      case .changes: "changes"
-      case .transform: "transform"
-      case .barrier: "barrier"
+      case .changes: .changes
+      case .transform: .transform
+      case .barrier: .barrier
       }
     }
   }
