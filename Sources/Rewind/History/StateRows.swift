@@ -102,18 +102,13 @@ struct StateRows: Equatable {
     validate: Bool = true
   ) throws {
     self.init(empty: catalog)
-    for (table, row) in try Self.images(json: json) {
-      var change = RowChange(table: table, key: [:], before: nil, after: row)
-      if !operations.isEmpty {
-        guard let upgraded = AppSchemaHistory.apply(operations, to: change) else { continue }
-        change = upgraded
-      }
-      guard let row = change.after else { continue }
-      let keyColumns = catalog.keyColumns(of: change.table)
+    for (stored, storedRow) in try Self.images(json: json) {
+      guard let (table, row) = AppSchemaHistory.apply(operations, toRowOf: stored, storedRow) else { continue }
+      let keyColumns = catalog.keyColumns(of: table)
       // A table the catalog does not know (history before a barrier) is keyed by whole rows.
-      change.key = keyColumns.isEmpty ? row : row.filter { keyColumns.contains($0.key) }
-      if validate { try catalog.validate(change) }
-      tables[change.table, default: [:]][change.key] = row
+      let key = keyColumns.isEmpty ? row : row.filter { keyColumns.contains($0.key) }
+      if validate { try catalog.validate(RowChange(table: table, key: key, before: nil, after: row)) }
+      tables[table, default: [:]][key] = row
     }
   }
 

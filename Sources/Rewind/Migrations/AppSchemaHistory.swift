@@ -124,6 +124,16 @@ struct AppSchemaHistory {
     return changes.compactMap { Self.apply(operations, to: $0) }
   }
 
+  /// A whole row of `table` (from a snapshot or an export, with no key yet) read through
+  /// `operations`: the table and row it is now, or `nil` when it is left out.
+  static func apply(
+    _ operations: [SchemaChange.Operation], toRowOf table: String, _ row: [String: DatabaseValue]
+  ) -> (table: String, row: [String: DatabaseValue])? {
+    guard !operations.isEmpty else { return (table, row) }
+    return apply(operations, to: RowChange(table: table, key: [:], before: nil, after: row))
+      .map { ($0.table, $0.after!) }
+  }
+
   /// Applies described changes to one row change; `nil` when it is left out (a dropped table,
   /// a removed view property) or no longer changes anything.
   static func apply(_ operations: [SchemaChange.Operation], to change: RowChange) -> RowChange? {

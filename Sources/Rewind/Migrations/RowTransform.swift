@@ -106,13 +106,9 @@ struct RowTransform {
       let shape: Int64 = snapshot["schema_seq"] ?? snapshotSeq
       let operations = schema.operations(at: snapshotSeq, shape: shape)
       var rows = StateRows(empty: catalog)
-      for (table, row) in try StateRows.images(json: snapshot["rows"]) {
-        var change = RowChange(table: table, key: [:], before: nil, after: row)
-        if !operations.isEmpty {
-          guard let upgraded = AppSchemaHistory.apply(operations, to: change) else { continue }
-          change = upgraded
-        }
-        for output in try transform(table: change.table, row: change.after!) {
+      for (stored, storedRow) in try StateRows.images(json: snapshot["rows"]) {
+        guard let (table, row) = AppSchemaHistory.apply(operations, toRowOf: stored, storedRow) else { continue }
+        for output in try transform(table: table, row: row) {
           rows.tables[output.table, default: [:]][output.key] = output.row
         }
       }

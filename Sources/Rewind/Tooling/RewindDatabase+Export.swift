@@ -156,18 +156,15 @@ extension RewindDatabase {
     // An export written at an earlier app schema version (a file users kept from an earlier
     // version of the app) is read through the migrations since, as the log's images are.
     let operations = try catalog.appSchema.operations(readingExportOf: document.appSchema ?? 1)
-    func upgraded(_ table: String, _ row: StateRows.Row) -> (table: String, row: StateRows.Row)? {
-      guard !operations.isEmpty else { return (table, row) }
-      return AppSchemaHistory.apply(operations, to: RowChange(table: table, key: [:], before: nil, after: row))
-        .map { ($0.table, $0.after!) }
-    }
 
     // Entities.
     var entities: [String: [(index: Int, row: StateRows.Row)]] = [:]
     for (table, objects) in document.entities {
       for (index, object) in objects.enumerated() {
         do {
-          if let (table, row) = upgraded(table, try object.mapValues { try $0.databaseValue() }) {
+          if let (table, row) = AppSchemaHistory.apply(
+            operations, toRowOf: table, try object.mapValues { try $0.databaseValue() })
+          {
             entities[table, default: []].append((index, row))
           }
         } catch let error as RewindError {
@@ -264,7 +261,9 @@ extension RewindDatabase {
     for (storedPath, value) in document.view {
       guard !storedPath.isEmpty else { throw invalid("the view state has an empty path") }
       let viewRow: StateRows.Row = ["path": storedPath.databaseValue, "value": "null".databaseValue]
-      guard let path = upgraded(EngineTable.viewState.name, viewRow)?.row["path"].flatMap(String.fromDatabaseValue)
+      guard
+        let path = AppSchemaHistory.apply(operations, toRowOf: EngineTable.viewState.name, viewRow)?.row["path"]
+          .flatMap(String.fromDatabaseValue)
       else { continue }
       if let stored = currentView[["path": path.databaseValue]]?["value"].flatMap(String.fromDatabaseValue),
         let storedValue = try? JSONValue.parse(stored), let problem = value.shapeMismatch(with: storedValue)
