@@ -42,7 +42,7 @@ final class Floor {
     seq += 1
     var changes = ""
     switch action {
-    case .add(let title):
+    case .add(let title, _):
       let id = nextID
       nextID += 1
       nextPosition += 1
@@ -53,17 +53,17 @@ final class Floor {
       done[id] = false
       positions[id] = position
       changes =
-        #"[{"table":"tasks","key":{"id":\#(id)},"before":null,"after":{"done":0,"id":\#(id),"notes":"","title":"\#(title)"}},{"table":"list_entries","key":{"id":\#(id),"list":"allTasks"},"before":null,"after":{"id":\#(id),"list":"allTasks","position":"\#(position)"}}]"#
+        #"[{"table":"tasks","key":{"id":\#(id)},"before":null,"after":{"done":0,"id":\#(id),"notes":"","projectId":null,"title":"\#(title)"}},{"table":"list_entries","key":{"id":\#(id),"list":"allTasks"},"before":null,"after":{"id":\#(id),"list":"allTasks","position":"\#(position)"}}]"#
     case .row(let id, .rename(let title)):
       try run("UPDATE tasks SET title = ? WHERE id = ?", [.text(title), .int(id)])
       changes =
-        #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"notes":"","title":"\#(titles[id]!)"},"after":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"notes":"","title":"\#(title)"}}]"#
+        #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"notes":"","projectId":null,"title":"\#(titles[id]!)"},"after":{"done":\#(done[id]! ? 1 : 0),"id":\#(id),"notes":"","projectId":null,"title":"\#(title)"}}]"#
       titles[id] = title
     case .row(let id, .toggle):
       let value = !done[id]!
       try run("UPDATE tasks SET done = ? WHERE id = ?", [.int(value ? 1 : 0), .int(id)])
       changes =
-        #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(value ? 0 : 1),"id":\#(id),"notes":"","title":"\#(titles[id]!)"},"after":{"done":\#(value ? 1 : 0),"id":\#(id),"notes":"","title":"\#(titles[id]!)"}}]"#
+        #"[{"table":"tasks","key":{"id":\#(id)},"before":{"done":\#(value ? 0 : 1),"id":\#(id),"notes":"","projectId":null,"title":"\#(titles[id]!)"},"after":{"done":\#(value ? 1 : 0),"id":\#(id),"notes":"","projectId":null,"title":"\#(titles[id]!)"}}]"#
       done[id] = value
     case .move(let id, let offset):
       nextPosition += 1

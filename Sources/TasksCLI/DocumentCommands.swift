@@ -2,10 +2,14 @@ import ArgumentParser
 import TasksExample
 
 struct Add: ActionCommand {
-  static let configuration = CommandConfiguration(abstract: "Add a task at the end of the list.")
+  static let configuration = CommandConfiguration(
+    abstract: "Add a task at the end of the list (and of its project's list, with --project).")
   @ParentCommand var root: TasksCommand
   @Argument(help: "The task's title.") var title: String
-  func action(in state: TasksState) throws -> TasksAction { .add(title: title) }
+  @Option(help: ArgumentHelp("The project the task belongs to.", valueName: "id")) var project: Int64?
+  func action(in state: TasksState) throws -> TasksAction {
+    .add(title: title, project: try project.map { try existingProject($0, in: state) })
+  }
 }
 
 struct Rename: ActionCommand {
@@ -55,16 +59,17 @@ struct Delete: ActionCommand {
 
 struct Move: ActionCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Move a task to a position in the list (0 is the top).")
+    abstract: "Move a task to a position in its project's list, or in the list when it has no project (0 is the top).")
   @ParentCommand var root: TasksCommand
   @Argument(help: "The task's id.") var id: Int64
   @Argument(help: "Its new position: 0 is the top, the number of tasks minus 1 the bottom.") var position: Int
   func action(in state: TasksState) throws -> TasksAction {
     let id = try existing(id, in: state)
-    let positions = 0..<state.allTasks.count
+    let project = state.tasks[id]?.projectID
+    let positions = 0..<(project.map { state.projectTasks[$0].count } ?? state.allTasks.count)
     guard positions.contains(position) else {
       throw CLIError(
-        "Position \(position) is out of range: the list has \(positions.count) task\(positions.count == 1 ? "" : "s"), so positions are \(positions.lowerBound)...\(positions.upperBound - 1)."
+        "Position \(position) is out of range: \(project.map { "project \($0)" } ?? "the list") has \(positions.count) task\(positions.count == 1 ? "" : "s"), so positions are \(positions.lowerBound)...\(positions.upperBound - 1)."
       )
     }
     return .move(id: id, to: position)

@@ -16,6 +16,7 @@ struct TasksCommand: AsyncParsableCommand {
     version: rewindVersion,
     subcommands: [
       Add.self, Rename.self, Append.self, Note.self, Toggle.self, Delete.self, Move.self, Favorite.self,
+      ProjectCommand.self,
       Select.self, Edit.self, Search.self, Scroll.self, Present.self, Dismiss.self,
       Draft.self, ShowCompleted.self, Import.self,
       Undo.self, Redo.self, History.self, Jump.self,

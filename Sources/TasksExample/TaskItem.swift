@@ -10,17 +10,21 @@ public struct TaskItem: Entity {
   public var isDone: Bool
   /// Free text about the task (version 2 of the example's schema; empty for older tasks).
   public var notes: String
+  /// The project the task belongs to, if any (version 3; `nil` for older tasks).
+  public var projectID: Int64?
 
-  public init(id: Int64, title: String, isDone: Bool = false, notes: String = "") {
+  public init(id: Int64, title: String, isDone: Bool = false, notes: String = "", projectID: Int64? = nil) {
     self.id = id
     self.title = title
     self.isDone = isDone
     self.notes = notes
+    self.projectID = projectID
   }
 
   enum CodingKeys: String, CodingKey {
     case id, title, notes
     case isDone = "done"
+    case projectID = "projectId"
   }
 
   // Hand-written row coding: GRDB's Codable-based default works too, but this is several
@@ -31,6 +35,7 @@ public struct TaskItem: Entity {
     title = try row.decode(forColumn: "title")
     isDone = try row.decode(forColumn: "done")
     notes = try row.decode(forColumn: "notes")
+    projectID = try row.decode(forColumn: "projectId")
   }
 
   public func encode(to container: inout PersistenceContainer) throws {
@@ -38,6 +43,7 @@ public struct TaskItem: Entity {
     container["title"] = title
     container["done"] = isDone
     container["notes"] = notes
+    container["projectId"] = projectID
   }
 
   public static func createTable(_ db: Database) throws {
@@ -46,6 +52,8 @@ public struct TaskItem: Entity {
       t.column("title", .text).notNull()
       t.column("done", .boolean).notNull().defaults(to: false)
       t.column("notes", .text).notNull().defaults(to: "")
+      // A task belongs to a project, or to none; its project's deletion deletes it.
+      t.belongsTo("project", inTable: Project.databaseTableName, onDelete: .cascade)
     }
   }
 
@@ -54,6 +62,12 @@ public struct TaskItem: Entity {
   static let migrations = [
     // Version 2: notes. Release 0.1 files get an empty note on every task, in the table and in
     // every row image of their history.
-    SchemaMigration("2-task-notes", .addColumn("notes", to: databaseTableName, .text, notNull: true, default: ""))
+    SchemaMigration("2-task-notes", .addColumn("notes", to: databaseTableName, .text, notNull: true, default: "")),
+    // Version 3: projects. The `projects` table and the `projectTasks` lists are new parts of
+    // the schema, created when the file opens; tasks gain a reference to their project, NULL
+    // in the table and in every earlier row image.
+    SchemaMigration(
+      "3-projects",
+      .addReference("projectId", to: databaseTableName, references: Project.databaseTableName, onDelete: .cascade)),
   ]
 }

@@ -4,15 +4,21 @@ import Rewind
 /// (`rename`, `search`, ...), with its payload.
 public enum TasksAction: LoggedAction, Equatable {
   // Document actions.
-  case add(title: String)
+  /// Adds a task at the end of the list, and of its project's list when it has one.
+  case add(title: String, project: Int64? = nil)
   case delete(id: Int64)
+  /// Moves a task within its project's list, or within the whole list when it has none.
   case move(id: Int64, to: Int)
+  case addProject(name: String)
+  /// Deletes a project; the engine deletes its tasks with it (the relation cascades).
+  case deleteProject(id: Int64)
   /// Adds the task to favorites, or removes it if it is one.
   case favorite(id: Int64)
   /// An action on one task, run by the `TaskRow` feature.
   case row(id: Int64, action: TaskRow.Action)
   // View-state actions.
   case select(id: Int64?)
+  case selectProject(id: Int64?)
   case present(ActiveModal)
   case dismiss
   case list(ListFeature.Action)

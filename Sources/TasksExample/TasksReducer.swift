@@ -26,8 +26,8 @@ public struct TasksReducer: Reducer {
 struct TasksCore: Reducer {
   func reduce(into state: inout TasksState, action: TasksAction) -> Effect<TasksAction> {
     switch action {
-    case .add(let title):
-      add(title, done: false, to: &state)
+    case .add(let title, let project):
+      add(title, done: false, project: project, to: &state)
       if case .newTask? = state.view.modal { state.view.modal = nil }
 
     case .delete(let id):
@@ -37,7 +37,21 @@ struct TasksCore: Reducer {
       if state.view.selection == id { state.view.selection = nil }
 
     case .move(let id, let offset):
-      state.allTasks.move(id, to: offset)
+      if let project = state.tasks[id]?.projectID {
+        state.projectTasks[project].move(id, to: offset)
+      } else {
+        state.allTasks.move(id, to: offset)
+      }
+
+    case .addProject(let name):
+      state.projects.insert(Project(id: state.projects.nextID, name: name))
+
+    case .deleteProject(let id):
+      // Only the project: its tasks, their list entries and its list go with it, done by the
+      // engine (`tasks.projectId` cascades), logged in this action's entry.
+      guard state.projects.remove(id: id) != nil else { return .none }
+      if state.view.selectedProject == id { state.view.selectedProject = nil }
+      if let selection = state.view.selection, state.tasks[selection]?.projectID == id { state.view.selection = nil }
 
     case .favorite(let id):
       guard state.tasks.contains(id: id) else { return .none }
@@ -45,6 +59,9 @@ struct TasksCore: Reducer {
 
     case .select(let id):
       state.view.selection = id.flatMap { state.tasks.contains(id: $0) ? $0 : nil }
+
+    case .selectProject(let id):
+      state.view.selectedProject = id.flatMap { state.projects.contains(id: $0) ? $0 : nil }
 
     case .present(let modal):
       state.view.modal = modal
@@ -67,7 +84,7 @@ struct TasksCore: Reducer {
       guard state.view.importStatus.succeed(request, with: .init(file: file, count: items.count)) else {
         return .none
       }
-      for item in items { add(item.title, done: item.done ?? false, to: &state) }
+      for item in items { add(item.title, done: item.done ?? false, project: nil, to: &state) }
 
     case .importFailed(let request, let message):
       state.view.importStatus.fail(request, message: message)
@@ -78,9 +95,11 @@ struct TasksCore: Reducer {
     return .none
   }
 
-  private func add(_ title: String, done: Bool, to state: inout TasksState) {
+  private func add(_ title: String, done: Bool, project: Int64?, to state: inout TasksState) {
     let id = state.tasks.nextID
-    state.tasks.insert(TaskItem(id: id, title: title, isDone: done))
+    let project = project.flatMap { state.projects.contains(id: $0) ? $0 : nil }
+    state.tasks.insert(TaskItem(id: id, title: title, isDone: done, projectID: project))
     state.allTasks.append(id)
+    if let project { state.projectTasks[project].append(id) }
   }
 }

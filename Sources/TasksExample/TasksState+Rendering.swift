@@ -13,13 +13,22 @@ extension TasksState {
     if visible.isEmpty {
       lines.append(tasks.isEmpty ? "  (no tasks)" : "  (no task matches)")
     }
-    for task in visible {
+    func appendLine(_ task: TaskItem, indent: String = "") {
       let cursor = view.selection == task.id ? ">" : " "
       let done = task.isDone ? "[x]" : "[ ]"
       let star = favorited.contains(task.id) ? " *" : ""
       let handle = list.isEditing ? " =" : ""
-      lines.append("\(cursor) \(task.id). \(done) \(task.title)\(star)\(handle)")
-      if !task.notes.isEmpty { lines.append("      notes: \(task.notes)") }
+      lines.append("\(indent)\(cursor) \(task.id). \(done) \(task.title)\(star)\(handle)")
+      if !task.notes.isEmpty { lines.append("\(indent)      notes: \(task.notes)") }
+    }
+    // Tasks with no project in the list's order, then each project's tasks in its own order.
+    for task in visible where projects.isEmpty || task.projectID == nil { appendLine(task) }
+    let visibleIDs = Set(visible.map(\.id))
+    for id in projects.ids.sorted() {
+      let (project, members) = (projects[id]!, projectTasks[id])
+      let cursor = view.selectedProject == id ? ">" : " "
+      lines.append("\(cursor) Project \(id). \(project.name): \(members.count) task\(members.count == 1 ? "" : "s")")
+      for member in members where visibleIDs.contains(member) { appendLine(tasks[member]!, indent: "    ") }
     }
     lines.append("Edit mode: \(list.isEditing ? "on" : "off")    Scroll: \(formatted(list.scrollOffset))")
     if let task = selectedTask {

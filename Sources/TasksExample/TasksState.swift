@@ -9,6 +9,10 @@ public struct TasksState: PersistentState, Equatable {
   public var allTasks = OrderedIDList<Int64>()
   /// Favorite tasks, in the order they were favorited.
   public var favorited = OrderedIDList<Int64>()
+  /// Every project, once, by id.
+  public var projects = EntityTable<Project>()
+  /// Each project's tasks, in the user's order: one list per project.
+  public var projectTasks = OrderedIDLists<Int64, Int64>()
   /// The app-level view state: selection, modal, import status.
   public var view = TasksViewState()
   /// The list screen's state.
@@ -23,6 +27,8 @@ public struct TasksState: PersistentState, Equatable {
       .entities(\.tasks),
       .list(\.allTasks, named: "allTasks", of: TaskItem.self),
       .list(\.favorited, named: "favorited", of: TaskItem.self),
+      .entities(\.projects),
+      .lists(\.projectTasks, named: "projectTasks", of: TaskItem.self, ownedBy: Project.self),
       .view(\.view),
       // Each feature persists through its own schema, under its own view-state prefix.
       .scope(\.list, viewPrefix: "list"),
@@ -35,6 +41,7 @@ public struct TasksState: PersistentState, Equatable {
   /// fails an import the app stopped in the middle of.
   public mutating func repairViewState() {
     if let selection = view.selection, !tasks.contains(id: selection) { view.selection = nil }
+    if let project = view.selectedProject, !projects.contains(id: project) { view.selectedProject = nil }
     if case .loading(let request) = view.importStatus.phase {
       view.importStatus.fail(request, message: "did not finish (the app stopped during it, or it was undone)")
     }
@@ -67,6 +74,8 @@ public struct TasksViewState: Codable, Equatable, Sendable {
   public var modal: ActiveModal?
   /// The last import from a file: idle, loading, loaded or failed.
   public var importStatus = Loadable<TaskImport.Summary>()
+  /// The project new tasks go to and `show` highlights, if any.
+  public var selectedProject: Int64?
 
   public init() {}
 }

@@ -24,6 +24,8 @@ struct TestStoreTests {
         tasks: [:],
         allTasks: [],
         favorited: [],
+        projects: [:],
+        projectTasks: [:],
         view: TasksViewState(…),
         list: ListFeature.State(
     -     searchText: "y",
@@ -100,7 +102,7 @@ struct TestStoreTests {
     // the engine's change tracking, position keys or chunks.
     #expect(
       message == """
-        The state after sending TasksAction.add(title: "Eggs") is not what the test expects: (Expected: -, Actual: +)
+        The state after sending TasksAction.add(title: "Eggs", project: nil) is not what the test expects: (Expected: -, Actual: +)
 
           TasksState(
             tasks: [
@@ -109,7 +111,8 @@ struct TestStoreTests {
         +       id: 2,
         +       title: "Eggs",
         +       isDone: false,
-        +       notes: ""
+        +       notes: "",
+        +       projectID: nil
         +     )
             ],
             allTasks: [
@@ -117,6 +120,8 @@ struct TestStoreTests {
         +     [1]: 2
             ],
             favorited: [],
+            projects: [:],
+            projectTasks: [:],
             view: TasksViewState(…),
             list: ListFeature.State(…),
             settings: SettingsFeature.State(showCompleted: true)
@@ -153,11 +158,14 @@ struct TestStoreTests {
         -       title: "Soy milk",
         +       title: "Oat milk",
                 isDone: false,
-                notes: ""
+                notes: "",
+                projectID: nil
               )
             ],
             allTasks: […],
             favorited: [],
+            projects: [:],
+            projectTasks: [:],
             view: TasksViewState(…),
             list: ListFeature.State(…),
             settings: SettingsFeature.State(showCompleted: true)

@@ -149,7 +149,10 @@ struct CommandLineTests {
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     #expect(Array(lines.prefix(4)) == ["2 add", "3 add", "4 add", "5 add"])
-    #expect(lines[4].hasPrefix("OVERVIEW: Add a task at the end of the list. |  | USAGE: tasks add <title>"))
+    #expect(
+      lines[4].hasPrefix(
+        "OVERVIEW: Add a task at the end of the list (and of its project's list, with | --project). |  | USAGE: tasks add <title>"
+      ))
     let titles = try DatabaseQueue(path: directory.path("tasks.sqlite")).read {
       try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY id")
     }

@@ -148,13 +148,13 @@ struct RewindCommandTests {
     _ = try history()
     #expect(
       try rewind("verify", "tasks.sqlite").contains(
-        "tables: list_entries, tasks, view_state match the replayed log exactly"))
+        "tables: list_entries, projects, tasks, view_state match the replayed log exactly"))
     try DatabaseQueue(path: db).write { try $0.execute(sql: "UPDATE tasks SET title = 'x'") }
     let result = try runner.run("rewind", ["verify", "tasks.sqlite"])
     #expect(result.status != 0)
     #expect(
       result.stdout.contains(
-        #"problem: tasks {"id":2}: the table has {"done":0,"id":2,"notes":"","title":"x"}, the log says {"done":0,"id":2,"notes":"","title":"Write report today"}"#
+        #"problem: tasks {"id":2}: the table has {"done":0,"id":2,"notes":"","projectId":null,"title":"x"}, the log says {"done":0,"id":2,"notes":"","projectId":null,"title":"Write report today"}"#
       ))
     #expect(result.stderr.contains("failed verification"))
   }
@@ -213,7 +213,8 @@ struct RewindCommandTests {
     #expect(last.contains("undo [undo]  list_entries +1, tasks +1"))
     #expect(try rewind("log", "tasks.sqlite", "--from", "12").split(separator: "\n").count == 2)
     let inspect = try rewind("inspect", "tasks.sqlite")
-    #expect(inspect.contains("Schema: version 5") && inspect.contains("App schema: version 2 (2-task-notes)"))
+    #expect(
+      inspect.contains("Schema: version 6") && inspect.contains("App schema: version 3 (2-task-notes, 3-projects)"))
     #expect(inspect.contains("tasks: 3 rows"))
     #expect(inspect.contains("allTasks (ids of tasks): 3 ids"))
     #expect(inspect.contains("selection = 2"))

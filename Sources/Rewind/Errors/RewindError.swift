@@ -60,6 +60,11 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     /// An undo or redo that would break an invariant of the state (a list entry whose entity is
     /// gone): refused, and nothing changed. The message names the conflicting rows.
     public static let conflict = Code(rawValue: "conflict")
+    /// A write that would break a relation between entities (a foreign key): a row that refers
+    /// to a row that does not exist, or the deletion of a row that others refer to under
+    /// `ON DELETE RESTRICT` or `NO ACTION`. Refused, and nothing changed; the message names the
+    /// rows when the engine found them.
+    public static let relationViolation = Code(rawValue: "relation-violation")
     /// A value the database cannot hold exactly, such as text with a NUL character.
     public static let invalidValue = Code(rawValue: "invalid-value")
     /// A write through a ``RewindDatabase`` opened read-only, or a file opened for writing

@@ -22,7 +22,7 @@ struct HistoryLog {
   private var openGroup: (step: Int64, key: String)?
   /// The step the last appended entry started or joined.
   private var lastStep: Int64?
-  private var writer = RowWriter()
+  var writer = RowWriter()
   /// The tables and columns the log may name.
   private(set) var tables: TableCatalog
   /// The seq history starts after: 0, or the base snapshot's after a compaction.
@@ -152,7 +152,15 @@ struct HistoryLog {
   // MARK: - Appending
 
   /// Writes `entry`'s rows and appends it to the log. Returns its seq.
+  @discardableResult
   mutating func append(_ entry: LogEntry, _ db: Database) throws -> Int64 {
+    try commit(entry, db).seq
+  }
+
+  /// Writes `entry`'s rows and appends it to the log, with the rows its deletions carry along
+  /// (see ``writeRows(_:_:)``). Returns its seq, and the changes of those rows: what memory
+  /// must apply beyond the entry's own changes.
+  mutating func commit(_ entry: LogEntry, _ db: Database) throws -> (seq: Int64, cascaded: [RowChange]) {
     // The entry takes the next seq explicitly. Callers sync first, so the seq is free; if a
     // connection that bypassed the engine took it, the insert fails on its primary key and the
     // transaction rolls back rather than overwrite anything.
@@ -163,6 +171,11 @@ struct HistoryLog {
     }
     do {
       return try append(entry, seq: seq, db)
+    } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+      throw RewindError(
+        .relationViolation,
+        "\(entry.action) would leave a row referring to a row that does not exist (a foreign key); nothing was written",
+        underlying: error)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
       let actual = try fileLastSeq(db)
       guard actual != lastSeq else { throw error }
@@ -172,8 +185,19 @@ struct HistoryLog {
     }
   }
 
-  private mutating func append(_ entry: LogEntry, seq: Int64, _ db: Database) throws -> Int64 {
-    try writer.apply(entry.changes, .forward, in: db)
+  private mutating func append(
+    _ entry: LogEntry, seq: Int64, _ db: Database
+  ) throws -> (seq: Int64, cascaded: [RowChange]) {
+    var entry = entry
+    let cascaded: [RowChange]
+    (entry.changes, cascaded) = try writeRows(entry.changes, db)
+    if !cascaded.isEmpty, entry.kind == .undo || entry.kind == .redo {
+      // Undo never removes what it did not write: rows that refer to what it deletes came later.
+      throw RewindError(
+        .conflict,
+        "\(entry.action) would also \(cascaded.contains { $0.after != nil } ? "change" : "delete") rows written after the step, which refer to the rows it deletes: \(cascaded.prefix(5).map { "\($0.table) \(describe($0.key))" }.joined(separator: ", ")); nothing was changed"
+      )
+    }
 
     var step: Int64?
     switch entry.undo {
@@ -220,7 +244,7 @@ struct HistoryLog {
       step == nil ? nil : openGroup?.key,
     ])
     lastSeq = seq
-    return seq
+    return (seq, cascaded)
   }
 
   // MARK: - Undo and redo
@@ -353,7 +377,8 @@ struct HistoryLog {
     return changes
   }
 
-  /// Refuses an undo or redo whose rows leave an order-list entry without its entity.
+  /// Refuses an undo or redo whose rows leave an order-list entry without its entity. (One that
+  /// deletes an entity a list still holds is refused as it is written: see ``append(_:_:)``.)
   private func checkInvariants(after changes: [RowChange], moving step: Int64, _ db: Database) throws {
     var conflicts: [String] = []
     for change in changes {
@@ -364,17 +389,12 @@ struct HistoryLog {
         if try currentRow(table: table, key: [keyColumn: id], db) == nil {
           conflicts.append("list_entries \(describe(change.key)) would name \(table) \(id), which does not exist")
         }
-      } else if change.after == nil, change.before != nil, let keyColumn = tables.keyColumns(of: change.table).first,
-        change.table != EngineTable.listEntries.name, change.table != EngineTable.viewState.name,
-        let id = change.key[keyColumn]
-      {
-        for (list, table) in tables.lists.sorted(by: { $0.key < $1.key }) where table == change.table {
-          if try currentRow(table: EngineTable.listEntries.name, key: ["list": list.databaseValue, "id": id], db) != nil
-          {
-            conflicts.append(
-              "\(change.table) \(describe(change.key)) would be deleted while list \(list) still holds it (list_entries \(describe(["list": list.databaseValue, "id": id])), written after the step)"
-            )
-          }
+        if let ownerTable = tables.listOwners[list], let owner = change.after?["owner"],
+          let ownerKey = tables.keyColumns(of: ownerTable).first,
+          try currentRow(table: ownerTable, key: [ownerKey: owner], db) == nil
+        {
+          conflicts.append(
+            "list_entries \(describe(change.key)) would be owned by \(ownerTable) \(owner), which does not exist")
         }
       }
     }
@@ -468,7 +488,7 @@ struct HistoryLog {
       let row = try Row.fetchOne(
         db.cachedStatement(sql: sql), arguments: StatementArguments(columns.map { key[$0] ?? .null }))
     else { return nil }
-    return Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
+    return StateRows.image(of: row, in: table)
   }
 
   // MARK: - Stacks

@@ -24,10 +24,18 @@ struct StateRows: Equatable {
       let keyColumns = catalog.keyColumns(of: table)
       let rows = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
       while let row = try rows.next() {
-        let values = Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
+        let values = Self.image(of: row, in: table)
         tables[table]![values.filter { keyColumns.contains($0.key) }] = values
       }
     }
+  }
+
+  /// A row as the log's images hold it: every column, except the `owner` of a fixed list's
+  /// `list_entries` row (NULL, a column added after fixed lists' rows were first logged).
+  static func image(of row: GRDB.Row, in table: String) -> Row {
+    var values = Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
+    if table == EngineTable.listEntries.name, values["owner"] == .null { values["owner"] = nil }
+    return values
   }
 
   /// Applies row changes: each row becomes what `direction` selects.

@@ -8,8 +8,12 @@ struct TableCatalog {
   /// Each column's declared type, for checking imported values.
   private var declaredTypes: [String: [String: String]] = [:]
   private var keys: [String: [String]] = [:]
-  /// Each order list's entity table.
+  /// Each order list's entity table (of a keyed family: the children's table).
   private(set) var lists: [String: String] = [:]
+  /// Each keyed list family's owner table.
+  private(set) var listOwners: [String: String] = [:]
+  /// The foreign keys between entity tables.
+  private(set) var relations = Relations()
   /// The app's migrations: how images logged under earlier versions are read.
   private(set) var appSchema = AppSchemaHistory()
   /// SQLite's schema version when the catalog was last read.
@@ -60,15 +64,28 @@ struct TableCatalog {
     }
     appSchema = try AppSchemaHistory(db)
     lists = [:]
-    for row in try Row.fetchAll(db, sql: "SELECT name, entity_table FROM rewind_lists") {
+    listOwners = [:]
+    func isEntityTable(_ table: String) -> Bool {
+      keys[table] != nil && table != EngineTable.listEntries.name && table != EngineTable.viewState.name
+    }
+    for row in try Row.fetchAll(db, sql: "SELECT name, entity_table, owner_table FROM rewind_lists") {
       let name = try row.checked("name", in: EngineTable.lists.name, as: String.self)
       let table = try row.checked("entity_table", in: EngineTable.lists.name, as: String.self)
-      guard keys[table] != nil, table != EngineTable.listEntries.name, table != EngineTable.viewState.name else {
+      guard isEntityTable(table) else {
         throw RewindError(
           .corruptData, "rewind_lists: list \(name) orders ids of \(table), which is not a declared entity table")
       }
       lists[name] = table
+      if let owner = try row.checked("owner_table", in: EngineTable.lists.name, as: String?.self) {
+        guard isEntityTable(owner) else {
+          throw RewindError(
+            .corruptData, "rewind_lists: list family \(name) is keyed by \(owner), which is not a declared entity table"
+          )
+        }
+        listOwners[name] = owner
+      }
     }
+    relations = try Relations(db, tables: keys.filter { isEntityTable($0.key) })
   }
 
   /// The engine-managed tables, sorted.
@@ -77,6 +94,11 @@ struct TableCatalog {
   /// The declared entity tables, sorted.
   var entityTables: [String] {
     tableNames.filter { $0 != EngineTable.listEntries.name && $0 != EngineTable.viewState.name }
+  }
+
+  /// Whether `table` is a declared entity table.
+  func isEntityTable(_ table: String) -> Bool {
+    columns[table] != nil && table != EngineTable.listEntries.name && table != EngineTable.viewState.name
   }
 
   /// The columns of `table`'s primary key, sorted.

@@ -202,6 +202,10 @@ enum AppMigrator {
         if notNull { definition.notNull() }
         if !value.isNull { definition.defaults(to: value) }
       }
+      if type.uppercased().contains(" REFERENCES ") {
+        // A relation's children are looked up by their reference (see `addReference`).
+        try db.create(index: "index_\(table)_on_\(column)", on: table, columns: [column], options: .ifNotExists)
+      }
       // Recorded as the table stores it (the column's affinity makes 0 a REAL 0.0), so that
       // older images read through the change hold exactly what the rows hold.
       return .addColumn(

@@ -51,6 +51,33 @@ public struct SchemaChange: Hashable, Sendable {
         table: table, column: column, type: type.rawValue, notNull: notNull, default: value?.databaseValue ?? .null))
   }
 
+  /// Adds a column that refers to another entity table: a relation, as GRDB's `belongsTo`
+  /// declares one in `createTable`. The column is nullable and NULL in existing rows and in
+  /// earlier row images; it gets a foreign key to `parent`'s primary key and an index (the
+  /// engine looks children up by it when a parent is deleted).
+  ///
+  /// ```swift
+  /// .addReference("projectId", to: "tasks", references: "projects", onDelete: .cascade)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - column: the new column's name.
+  ///   - table: the entity table that gains it (the child).
+  ///   - parent: the entity table it refers to.
+  ///   - type: its SQL type: the type of `parent`'s key.
+  ///   - onDelete: what deleting a parent does to its children; the engine carries it out
+  ///     and logs it (see <doc:ModelingState>). `nil`: a parent with children cannot be deleted.
+  public static func addReference(
+    _ column: String, to table: String, references parent: String, _ type: Database.ColumnType = .integer,
+    onDelete: Database.ForeignKeyAction? = nil
+  ) -> SchemaChange {
+    let action = onDelete.map { " ON DELETE \($0.rawValue)" } ?? ""
+    return SchemaChange(
+      operation: .addColumn(
+        table: table, column: column, type: "\(type.rawValue) REFERENCES \(parent.quotedDatabaseIdentifier)\(action)",
+        notNull: false, default: .null))
+  }
+
   /// Renames a column (its key column too): earlier row images are read under the new name.
   public static func renameColumn(_ column: String, to newName: String, in table: String) -> SchemaChange {
     SchemaChange(operation: .renameColumn(table: table, from: column, to: newName))

@@ -24,8 +24,8 @@ enum EngineTable: String, CaseIterable, Sendable {
     switch self {
     case .meta: ["key", "value"]
     case .entityTables: ["name", "key_column"]
-    case .lists: ["name", "entity_table"]
-    case .listEntries: ["list", "id", "position"]
+    case .lists: ["name", "entity_table", "owner_table"]
+    case .listEntries: ["list", "id", "position", "owner"]
     case .viewState: ["path", "value"]
     case .actionLog: ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"]
     case .undoSteps: ["id", "last_seq", "group_key", "undone", "applied_from", "applied_to"]

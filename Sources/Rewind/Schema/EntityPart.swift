@@ -57,21 +57,23 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
     for (id, before, after) in root[keyPath: keyPath].takeChanges() {
-      changes.append(
-        RowChange(
-          table: table, key: [E.keyColumn: id.databaseValue],
-          before: try before?.databaseDictionary, after: try after?.databaseDictionary))
+      changes.append(try change(id: id, before: before, after: after))
     }
   }
 
   func rows(of root: Root, into changes: inout [RowChange]) throws {
     let entities = root[keyPath: keyPath]
     for id in entities.ids.sorted() {
-      changes.append(
-        RowChange(
-          table: table, key: [E.keyColumn: id.databaseValue],
-          before: nil, after: try entities[id]!.databaseDictionary))
+      changes.append(try change(id: id, before: nil, after: entities[id]!))
     }
+  }
+
+  /// The row change of one entity. The key is the key column's value as the row encodes it
+  /// (a UUID in the entity's chosen form), so the log names exactly the row the table holds.
+  private func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
+    let (before, after) = (try before?.databaseDictionary, try after?.databaseDictionary)
+    let key = (after ?? before)?[E.keyColumn] ?? E.keyValue(of: id)
+    return RowChange(table: table, key: [E.keyColumn: key], before: before, after: after)
   }
 
   func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }

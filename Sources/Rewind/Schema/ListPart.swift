@@ -6,11 +6,17 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   let keyPath: WritableKeyPath<Root, OrderedIDList<ID>>
   let name: String
   let entityTable: String
+  /// An id as its entity table stores it.
+  let keyValue: @Sendable (ID) -> DatabaseValue
 
-  init(keyPath: WritableKeyPath<Root, OrderedIDList<ID>>, name: String, entityTable: String) {
+  init(
+    keyPath: WritableKeyPath<Root, OrderedIDList<ID>>, name: String, entityTable: String,
+    keyValue: @escaping @Sendable (ID) -> DatabaseValue
+  ) {
     self.keyPath = keyPath
     self.name = name
     self.entityTable = entityTable
+    self.keyValue = keyValue
   }
 
   func takeDefaults(from initial: Root) throws {}
@@ -68,7 +74,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   }
 
   private func change(id: ID, before: String?, after: String?) -> RowChange {
-    let key: [String: DatabaseValue] = ["list": name.databaseValue, "id": id.databaseValue]
+    let key: [String: DatabaseValue] = ["list": name.databaseValue, "id": keyValue(id)]
     func row(_ position: String?) -> [String: DatabaseValue]? {
       position.map { key.merging(["position": $0.databaseValue]) { $1 } }
     }
@@ -101,6 +107,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   func pulledBack<Parent>(
     along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
   ) -> any StatePart<Parent> {
-    ListPart<Parent, ID>(keyPath: keyPath.appending(path: self.keyPath), name: name, entityTable: entityTable)
+    ListPart<Parent, ID>(
+      keyPath: keyPath.appending(path: self.keyPath), name: name, entityTable: entityTable, keyValue: keyValue)
   }
 }

@@ -4,6 +4,8 @@ import GRDB
 ///
 /// - ``entities(_:)``: an ``EntityTable``, stored in the entity's own table.
 /// - ``list(_:named:of:)``: an ``OrderedIDList``, stored as rows of `list_entries`.
+/// - ``lists(_:named:of:ownedBy:)``: an ``OrderedIDLists`` family, one list per owner, stored
+///   as rows of `list_entries` that carry the owner.
 /// - ``view(_:at:)``: a `Codable` view-state value, stored as rows of `view_state`, one per
 ///   top-level property, with its value as JSON.
 /// - ``scope(_:viewPrefix:)``: a child state's own schema.
@@ -33,7 +35,33 @@ public struct StateSchema<Root> {
   public static func list<E: Entity>(
     _ keyPath: WritableKeyPath<Root, OrderedIDList<E.ID>>, named name: String, of entity: E.Type
   ) -> Self {
-    Self(parts: [ListPart(keyPath: keyPath, name: name, entityTable: E.databaseTableName)])
+    Self(parts: [ListPart(keyPath: keyPath, name: name, entityTable: E.databaseTableName, keyValue: E.keyValue(of:))])
+  }
+
+  /// The family of order lists at `keyPath`, one list per owner, stored as `list_entries` rows
+  /// named `name` that carry their owner's id.
+  ///
+  /// ```swift
+  /// .lists(\.projectTasks, named: "projectTasks", of: TaskItem.self, ownedBy: Project.self)
+  /// ```
+  ///
+  /// Deleting an owner deletes its list, and a deleted child leaves its list, in the same log
+  /// entry; undo brings both back.
+  ///
+  /// - Parameters:
+  ///   - keyPath: the family in the state.
+  ///   - name: the family's name in `list_entries.list`; unique in the database.
+  ///   - entity: the entity kind whose ids the lists order.
+  ///   - owner: the entity kind whose rows own one list each.
+  public static func lists<E: Entity, O: Entity>(
+    _ keyPath: WritableKeyPath<Root, OrderedIDLists<O.ID, E.ID>>, named name: String, of entity: E.Type,
+    ownedBy owner: O.Type
+  ) -> Self {
+    Self(parts: [
+      KeyedListPart(
+        keyPath: keyPath, name: name, entityTable: E.databaseTableName, ownerTable: O.databaseTableName,
+        keyValue: E.keyValue(of:), ownerValue: O.keyValue(of:))
+    ])
   }
 
   /// The view-state value at `keyPath`, stored as `view_state` rows.
@@ -110,9 +138,29 @@ struct PreparedChanges<Root> {
 
 extension StateSchema {
   /// Takes the defaults from `initial`, then creates, checks and registers the parts' tables.
+  ///
+  /// Parts are set up in declaration order, except that a part whose setup fails is tried
+  /// again once the others are done: a table that refers to another (`belongsTo`) can be
+  /// declared before it. Each attempt runs in a savepoint, so a failed one leaves nothing.
   func setUp(_ db: Database, initial: Root) throws {
     try takeDefaults(from: initial)
-    for part in parts { try part.setUp(db) }
+    var remaining = parts
+    while !remaining.isEmpty {
+      var failed: [(part: any StatePart<Root>, error: any Error)] = []
+      for part in remaining {
+        do {
+          try db.inSavepoint {
+            try part.setUp(db)
+            return .commit
+          }
+        } catch {
+          failed.append((part, error))
+        }
+      }
+      // No progress: the first failure is the one to report.
+      if failed.count == remaining.count { throw failed[0].error }
+      remaining = failed.map(\.part)
+    }
   }
 
   func takeDefaults(from initial: Root) throws {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A kind of entity: a value stored once, by id, in its own table.
@@ -19,6 +20,14 @@ import GRDB
 ///   }
 /// }
 /// ```
+///
+/// Ids may be integers, strings or `UUID`s (or any `DatabaseValueConvertible` value). UUIDs
+/// are stored as readable uppercase text, `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`, the form
+/// `UUID.uuidString` and `Codable` give, so a key reads the same in the table, in order lists,
+/// in the log's row images, in action payloads and in exports. An entity may choose GRDB's
+/// other forms with `databaseUUIDEncodingStrategy(for:)` (`.deferredToUUID` stores 16-byte
+/// blobs, `.lowercaseString` lowercase text): the engine then keys its rows, order lists and
+/// log images in that form, so history stays exact.
 public protocol Entity: Codable, Equatable, Identifiable, Sendable, FetchableRecord,
   EncodableRecord, TableRecord
 where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
@@ -26,9 +35,28 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
   static var keyColumn: String { get }
 
   /// Creates the entity's table. Called once, when a new database is set up.
+  ///
+  /// Foreign keys declared here (`t.belongsTo("project", onDelete: .cascade)`) are relations
+  /// the engine keeps: see <doc:ModelingState>.
   static func createTable(_ db: Database) throws
 }
 
 extension Entity {
   public static var keyColumn: String { "id" }
+
+  /// Readable uppercase text: the form `Codable` gives a `UUID`, so keys read the same in
+  /// tables, logs, payloads and exports. (GRDB's own default is a 16-byte blob.)
+  public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+    .uppercaseString
+  }
+
+  /// The value an id is stored as in this entity's key column, in order lists and in the log.
+  static func keyValue(of id: ID) -> DatabaseValue {
+    guard let uuid = id as? UUID else { return id.databaseValue }
+    switch databaseUUIDEncodingStrategy(for: keyColumn) {
+    case .deferredToUUID: return uuid.databaseValue
+    case .uppercaseString: return uuid.uuidString.databaseValue
+    case .lowercaseString: return uuid.uuidString.lowercased().databaseValue
+    }
+  }
 }

@@ -72,7 +72,8 @@ extension Store {
       let entry = LogEntry(
         kind: .jump, action: "jump", payload: #"{"timeline":"\#(timeline.rawValue)","to":\#(seq)}"#,
         changes: changes, undo: .step(group: nil))
-      return (try history.append(entry, db), changes)
+      let (seq, cascaded) = try history.commit(entry, db)
+      return (seq, changes + cascaded)
     }
   }
 

@@ -155,7 +155,14 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
           let entry = LogEntry(
             kind: .action, action: name, payload: payload, changes: changes,
             undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
-          return try history.append(entry, db)
+          let (seq, cascaded) = try history.commit(entry, db)
+          if !cascaded.isEmpty {
+            // Rows the engine removed or changed with what the action deleted (children, list
+            // entries): memory follows, and a failed commit reverts them too.
+            pending = changes + cascaded
+            try repository.schema.apply(cascaded, .forward, to: &current)
+          }
+          return seq
         },
         rollingBack: { if reduced { rollBack(pending) } })
     } catch {

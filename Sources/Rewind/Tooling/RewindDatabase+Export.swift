@@ -12,7 +12,10 @@ import GRDB
 //       ]
 //     },
 //     "lists": {
-//       "allTasks": [1]
+//       "allTasks": [1],
+//       "projectTasks": [
+//         {"owner":1,"ids":[1]}
+//       ]
 //     },
 //     "view": {
 //       "searchText": ""
@@ -20,7 +23,8 @@ import GRDB
 //   }
 //
 // Entities are rows (column → value, as in the row changes of the log), sorted by key; lists
-// are ids in order; view state is path → JSON value. Position keys are not exported: the same
+// are ids in order (a keyed family: each owner's ids, owners sorted by key); view state is
+// path → JSON value. Position keys are not exported: the same
 // order always gives the same bytes, whatever moves produced it.
 
 extension RewindDatabase {
@@ -82,16 +86,33 @@ extension RewindDatabase {
       out += index == 0 ? "\n    " : ",\n    "
       JSONText.appendString(list, to: &out)
       out += ": ["
-      let ordered = (byList[list] ?? []).sorted { a, b in
-        let (pa, pb) = (a["position"] ?? .null, b["position"] ?? .null)
-        return pa != pb
-          ? DatabaseValue.sqliteOrder(pa, pb) : DatabaseValue.sqliteOrder(a["id"] ?? .null, b["id"] ?? .null)
+      func appendIDs(_ entries: [StateRows.Row]) {
+        let ordered = entries.sorted { a, b in
+          let (pa, pb) = (a["position"] ?? .null, b["position"] ?? .null)
+          return pa != pb
+            ? DatabaseValue.sqliteOrder(pa, pb) : DatabaseValue.sqliteOrder(a["id"] ?? .null, b["id"] ?? .null)
+        }
+        for (idIndex, entry) in ordered.enumerated() {
+          if idIndex > 0 { out += "," }
+          JSONText.appendValue(entry["id"] ?? .null, to: &out)
+        }
       }
-      for (idIndex, entry) in ordered.enumerated() {
-        if idIndex > 0 { out += "," }
-        JSONText.appendValue(entry["id"] ?? .null, to: &out)
+      if catalog.listOwners[list] != nil {
+        // A keyed family: each owner's list, owners in key order.
+        let byOwner = Dictionary(grouping: byList[list] ?? []) { $0["owner"] ?? .null }
+        for (ownerIndex, owner) in byOwner.keys.sorted(by: DatabaseValue.sqliteOrder).enumerated() {
+          out += ownerIndex == 0 ? "\n      " : ",\n      "
+          out += #"{"owner":"#
+          JSONText.appendValue(owner, to: &out)
+          out += #","ids":["#
+          appendIDs(byOwner[owner]!)
+          out += "]}"
+        }
+        out += byOwner.isEmpty ? "]" : "\n    ]"
+      } else {
+        appendIDs(byList[list] ?? [])
+        out += "]"
       }
-      out += "]"
     }
     out += "\n  },\n  \"view\": {"
     let view = rows.tables[EngineTable.viewState.name] ?? [:]
@@ -177,7 +198,10 @@ extension RewindDatabase {
     if let unknown = tables.subtracting(catalog.entityTables).sorted().first {
       throw invalid("entity table \(unknown) does not exist in this database")
     }
-    if let missing = Set(catalog.entityTables).subtracting(tables).sorted().first {
+    // An export of an earlier app version may lack tables declared since: they import empty.
+    if (document.appSchema ?? 1) >= catalog.appSchema.version,
+      let missing = Set(catalog.entityTables).subtracting(tables).sorted().first
+    {
       throw invalid("entity table \(missing) is missing from the file")
     }
     for (table, indexedRows) in entities {
@@ -218,37 +242,63 @@ extension RewindDatabase {
     if let unknown = Set(documentLists.keys).subtracting(catalog.lists.keys).sorted().first {
       throw invalid("order list \(unknown) does not exist in this database")
     }
-    let currentEntries = (current.tables[EngineTable.listEntries.name] ?? [:]).values
+    let currentEntries = Dictionary(grouping: (current.tables[EngineTable.listEntries.name] ?? [:]).values) {
+      $0["list"].flatMap(String.fromDatabaseValue) ?? ""
+    }
     for (list, values) in documentLists {
       let table = catalog.lists[list]!
       let keyColumn = catalog.keyColumns(of: table)[0]
-      var ids: [DatabaseValue] = []
-      for value in values {
-        guard value.isScalar, let id = try? value.databaseValue(), id != .null else {
-          throw invalid("order list \(list) holds \(value), which is not an id")
+      // Ids are numbers or text, or a blob as the log writes one ({"$blob": base64}).
+      func id(_ value: JSONValue, in what: String) throws -> DatabaseValue {
+        guard let id = try? value.databaseValue(), id != .null else {
+          throw invalid("\(what) holds \(value), which is not an id")
         }
         guard rows.tables[table]![[keyColumn: id]] != nil else {
-          throw invalid("order list \(list) names id \(id), which is not in \(table)")
+          throw invalid("\(what) names id \(id), which is not in \(table)")
         }
-        ids.append(id)
+        return id
       }
+      // (owner, ids) per list of the family; a fixed list is one list with no owner.
+      var orders: [(owner: DatabaseValue?, ids: [DatabaseValue])] = []
+      if let ownerTable = catalog.listOwners[list] {
+        let ownerKey = catalog.keyColumns(of: ownerTable)[0]
+        for value in values {
+          guard case .object(let object) = value, let ownerValue = object["owner"],
+            case .array(let ids)? = object["ids"], object.count == 2
+          else {
+            throw invalid("list family \(list) holds \(value), which is not {\"owner\": id, \"ids\": [ids]}")
+          }
+          guard let owner = try? ownerValue.databaseValue(), owner != .null,
+            rows.tables[ownerTable]![[ownerKey: owner]] != nil
+          else { throw invalid("list family \(list) names owner \(ownerValue), which is not in \(ownerTable)") }
+          guard !orders.contains(where: { $0.owner == owner }) else {
+            throw invalid("list family \(list) names owner \(owner) twice")
+          }
+          orders.append((owner, try ids.map { try id($0, in: "list family \(list)") }))
+        }
+      } else {
+        orders = [(nil, try values.map { try id($0, in: "order list \(list)") })]
+      }
+      let ids = orders.flatMap(\.ids)
       guard Set(ids).count == ids.count else { throw invalid("order list \(list) names an id twice") }
-      let existing = currentEntries.filter { $0["list"] == list.databaseValue }.sorted {
-        DatabaseValue.sqliteOrder($0["position"] ?? .null, $1["position"] ?? .null)
-      }
-      // Keys are kept only when the whole order is: keeping some and giving the others new keys
-      // would interleave two numberings.
-      let unchanged = existing.count == ids.count && zip(existing, ids).allSatisfy { $0["id"] == $1 }
-      var position: String?
-      for (index, id) in ids.enumerated() {
-        let key: StateRows.Row = ["list": list.databaseValue, "id": id]
-        if unchanged {
-          rows.tables[EngineTable.listEntries.name, default: [:]][key] = existing[index]
-        } else {
-          let next = PositionKey.between(position, nil)
-          position = next
-          rows.tables[EngineTable.listEntries.name, default: [:]][key] = key.merging(["position": next.databaseValue]) {
-            $1
+      for (owner, ids) in orders {
+        let existing = (currentEntries[list] ?? []).filter { $0["owner"] == owner }.sorted {
+          DatabaseValue.sqliteOrder($0["position"] ?? .null, $1["position"] ?? .null)
+        }
+        // Keys are kept only when the whole order is: keeping some and giving the others new
+        // keys would interleave two numberings.
+        let unchanged = existing.count == ids.count && zip(existing, ids).allSatisfy { $0["id"] == $1 }
+        var position: String?
+        for (index, id) in ids.enumerated() {
+          let key: StateRows.Row = ["list": list.databaseValue, "id": id]
+          if unchanged {
+            rows.tables[EngineTable.listEntries.name, default: [:]][key] = existing[index]
+          } else {
+            let next = PositionKey.between(position, nil)
+            position = next
+            var row = key.merging(["position": next.databaseValue]) { $1 }
+            row["owner"] = owner
+            rows.tables[EngineTable.listEntries.name, default: [:]][key] = row
           }
         }
       }
@@ -331,14 +381,6 @@ extension JSONValue {
     default:
       let (new, old) = (kind(self), kind(stored))
       return new == old ? nil : "\(new)\(path.isEmpty ? "" : " at " + path) where the app wrote \(old)"
-    }
-  }
-
-  /// Whether the value is a number, string, boolean or null.
-  var isScalar: Bool {
-    switch self {
-    case .array, .object: false
-    default: true
     }
   }
 }

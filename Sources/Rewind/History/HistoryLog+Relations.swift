@@ -1,0 +1,168 @@
+import GRDB
+
+extension HistoryLog {
+  /// Writes `changes` (one per row) in dependency order, and carries out what deleting an
+  /// entity implies, so that every foreign key holds and the log records every row written:
+  ///
+  /// - inserts and updates go first, parents before children (a row is written after the rows
+  ///   it refers to); deletes follow, children before parents;
+  /// - a deleted row's children are deleted (`ON DELETE CASCADE`) or have their reference set
+  ///   to NULL (`ON DELETE SET NULL`) by the engine, before SQLite would do it unlogged; a
+  ///   relation that refuses (`RESTRICT`, `NO ACTION`) with children left is refused here, with
+  ///   their names;
+  /// - a deleted entity leaves the order lists of its table, and the lists it owns go with it.
+  ///
+  /// Returns the changes as written, in that order (what the entry logs), and the changes of
+  /// rows the engine added or changed beyond `changes` (what memory must still be told).
+  ///
+  /// - Complexity: O(k log k) for k changes, plus one indexed query per deleted entity and
+  ///   relation or list that can name it; just the write when nothing is deleted and no table
+  ///   has a relation.
+  mutating func writeRows(_ changes: [RowChange], _ db: Database) throws -> (
+    written: [RowChange], cascaded: [RowChange]
+  ) {
+    guard !tables.relations.isEmpty || changes.contains(where: { $0.after == nil && tables.isEntityTable($0.table) })
+    else {
+      try writer.apply(changes, .forward, in: db)
+      return (changes, [])
+    }
+    if tables.relations.hasCycle {
+      // Rows of tables that refer to each other cannot always be ordered: SQLite checks their
+      // references when the transaction commits instead.
+      try db.cachedStatement(sql: "PRAGMA defer_foreign_keys = ON").execute()
+    }
+    var plan = RowWritePlan(changes, catalog: tables)
+    try writer.apply(plan.ordered(deletes: false), .forward, in: db)
+    var deleting = plan.ordered(deletes: true).filter { tables.isEntityTable($0.table) }
+    while let change = deleting.popLast() {
+      let (updates, deletes) = try plan.cascade(deleting: change, db)
+      // A reference set to NULL is written before its parent goes.
+      try writer.apply(updates, .forward, in: db)
+      deleting += deletes.filter { tables.isEntityTable($0.table) }
+    }
+    let deletes = plan.ordered(deletes: true)
+    try writer.apply(deletes, .forward, in: db)
+    let written = (plan.ordered(deletes: false) + deletes).filter { $0.before != $0.after }
+    return (written, plan.cascaded)
+  }
+}
+
+/// An entry's row changes, one per row, with the rows the engine's cascades add merged in:
+/// a row both changed and cascaded keeps its first `before` and takes the cascade's `after`.
+struct RowWritePlan {
+  private struct RowID: Hashable {
+    var table: String
+    var key: [String: DatabaseValue]
+  }
+
+  private let catalog: TableCatalog
+  private var order: [RowID] = []
+  private var changes: [RowID: RowChange] = [:]
+  private var cascadedRows: [RowID] = []
+  private var isCascaded: Set<RowID> = []
+
+  init(_ changes: [RowChange], catalog: TableCatalog) {
+    self.catalog = catalog
+    for change in changes { set(change) }
+  }
+
+  /// The final changes of the rows the cascades touched.
+  var cascaded: [RowChange] { cascadedRows.map { changes[$0]! } }
+
+  /// The inserts and updates, parents first, or the deletes, children first (list entries
+  /// and view state before any entity), each kind in the order it came.
+  func ordered(deletes: Bool) -> [RowChange] {
+    let selected = order.enumerated().compactMap { index, id -> (Int, Int, RowChange)? in
+      let change = changes[id]!
+      guard (change.after == nil) == deletes else { return nil }
+      // Entities by depth; the engine's tables name entities without a foreign key, so
+      // their rows are written after entities appear and deleted before they go.
+      let depth = catalog.relations.depth[change.table] ?? (catalog.isEntityTable(change.table) ? 0 : Int.max)
+      return (deletes ? -depth : depth, index, change)
+    }
+    return selected.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+  }
+
+  /// Carries out what deleting `change`'s row does to the rows that refer to it, as the
+  /// database holds them now (this entry's inserts and updates written): returns the
+  /// references set to NULL (to write now) and the rows that go too.
+  mutating func cascade(
+    deleting change: RowChange, _ db: Database
+  ) throws -> (updates: [RowChange], deletes: [RowChange]) {
+    guard let row = change.before else { return ([], []) }
+    var updates: [RowChange] = []
+    var deletes: [RowChange] = []
+    for key in catalog.relations.referring[change.table] ?? [] {
+      let values = key.columns.map { row[$0.parent] ?? .null }
+      guard !values.contains(.null) else { continue }
+      let sql = """
+        SELECT * FROM \(key.child.quotedDatabaseIdentifier) WHERE \
+        \(key.columns.map { "\($0.child.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+        """
+      for child in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) {
+        let image = StateRows.image(of: child, in: key.child)
+        let id = RowID(table: key.child, key: image.filter { catalog.keyColumns(of: key.child).contains($0.key) })
+        if let planned = changes[id], planned.after == nil { continue }
+        switch key.onDelete {
+        case .cascade:
+          deletes.append(cascade(id, current: image, to: nil))
+        case .setNull:
+          var cleared = image
+          for (column, _) in key.columns { cleared[column] = .null }
+          _ = cascade(id, current: image, to: cleared)
+          updates.append(RowChange(table: id.table, key: id.key, before: image, after: cleared))
+        case .refuse:
+          throw RewindError(
+            .relationViolation,
+            "\(change.table) \(describe(change.key)) cannot be deleted: \(key.child) \(describe(id.key)) refers to it (\(key.child).\(key.columns.map(\.child).joined(separator: ", ")), which neither cascades nor sets NULL on delete)"
+          )
+        }
+      }
+    }
+    // Order lists: the entity leaves its table's lists, and the lists it owns go.
+    if let keyColumn = catalog.keyColumns(of: change.table).first, let id = change.key[keyColumn] {
+      let listsOfTable = catalog.lists.filter { $0.value == change.table }.keys.sorted()
+      let ownedLists = catalog.listOwners.filter { $0.value == change.table }.keys.sorted()
+      var entries: [Row] = []
+      for list in listsOfTable {
+        entries += try Row.fetchAll(
+          db.cachedStatement(sql: "SELECT * FROM list_entries WHERE list = ? AND id = ?"), arguments: [list, id])
+      }
+      for list in ownedLists {
+        entries += try Row.fetchAll(
+          db.cachedStatement(sql: "SELECT * FROM list_entries WHERE list = ? AND owner = ?"), arguments: [list, id])
+      }
+      for entry in entries {
+        let image = StateRows.image(of: entry, in: EngineTable.listEntries.name)
+        let entryID = RowID(
+          table: EngineTable.listEntries.name, key: image.filter { $0.key == "list" || $0.key == "id" })
+        if let planned = changes[entryID], planned.after == nil { continue }
+        deletes.append(cascade(entryID, current: image, to: nil))
+      }
+    }
+    return (updates, deletes)
+  }
+
+  /// Records that a cascade makes the row `id` (holding `current` in the database) `after`.
+  private mutating func cascade(_ id: RowID, current: [String: DatabaseValue], to after: [String: DatabaseValue]?)
+    -> RowChange
+  {
+    if changes[id] == nil {
+      set(RowChange(table: id.table, key: id.key, before: current, after: after))
+    } else {
+      changes[id]!.after = after
+    }
+    if isCascaded.insert(id).inserted { cascadedRows.append(id) }
+    return changes[id]!
+  }
+
+  private mutating func set(_ change: RowChange) {
+    let id = RowID(table: change.table, key: change.key)
+    if changes[id] != nil {
+      changes[id]!.after = change.after
+    } else {
+      order.append(id)
+      changes[id] = change
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import GRDB
+
+/// An ``OrderedIDLists`` family persisted as `list_entries` rows that carry their owner.
+final class KeyedListPart<
+  Root, Owner: Hashable & Comparable & Sendable & DatabaseValueConvertible,
+  ID: Hashable & Comparable & Sendable & DatabaseValueConvertible
+>: StatePart {
+  static var table: String { EngineTable.listEntries.name }
+  let keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>
+  let name: String
+  let entityTable: String
+  let ownerTable: String
+  /// Ids as their entity tables store them.
+  let keyValue: @Sendable (ID) -> DatabaseValue
+  let ownerValue: @Sendable (Owner) -> DatabaseValue
+
+  init(
+    keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>, name: String, entityTable: String,
+    ownerTable: String, keyValue: @escaping @Sendable (ID) -> DatabaseValue,
+    ownerValue: @escaping @Sendable (Owner) -> DatabaseValue
+  ) {
+    self.keyPath = keyPath
+    self.name = name
+    self.entityTable = entityTable
+    self.ownerTable = ownerTable
+    self.keyValue = keyValue
+    self.ownerValue = ownerValue
+  }
+
+  func takeDefaults(from initial: Root) throws {}
+
+  var declaredEntityTable: String? { nil }
+
+  func registerIfPresent(_ db: Database) throws {
+    let registered = try String.fetchSet(
+      db, sql: "SELECT name FROM rewind_entity_tables WHERE name IN (?, ?)", arguments: [entityTable, ownerTable])
+    guard registered.count == Set([entityTable, ownerTable]).count else { return }
+    try setUp(db)
+  }
+
+  func setUp(_ db: Database) throws {
+    // Checked first: opening a set-up file must not write (it may be read-only).
+    if let row = try Row.fetchOne(
+      db, sql: "SELECT entity_table, owner_table FROM rewind_lists WHERE name = ?", arguments: [name])
+    {
+      guard row["entity_table"] == entityTable, row["owner_table"] == ownerTable else {
+        throw RewindError(
+          .schemaMismatch,
+          "the list \(name) is registered for \(row["entity_table"] ?? "?") owned by \(row["owner_table"] ?? "no owner"), not for \(entityTable) owned by \(ownerTable): list names are unique in the database"
+        )
+      }
+      return
+    }
+    try db.execute(
+      sql: "INSERT INTO rewind_lists (name, entity_table, owner_table) VALUES (?, ?, ?)",
+      arguments: [name, entityTable, ownerTable])
+  }
+
+  func load(_ db: Database) throws -> (inout Root) -> Void {
+    var lists = OrderedIDLists<Owner, ID>()
+    lists.owners.reserveCapacity(
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [name]) ?? 0)
+    let rows = try Row.fetchCursor(
+      db, sql: "SELECT owner, id, position FROM list_entries WHERE list = ? ORDER BY owner, position, id",
+      arguments: [name])
+    while let row = try rows.next() {
+      guard let owner = Owner.fromDatabaseValue(row[0]), let id = ID.fromDatabaseValue(row[1]),
+        let position = String.fromDatabaseValue(row[2]), PositionKey.isValid(position)
+      else {
+        throw RewindError(.corruptData, "list_entries: list family \(name) has an invalid entry: \(row)")
+      }
+      lists.loadPosition(position, of: id, owner: owner)
+    }
+    let keyPath = keyPath
+    return { root in root[keyPath: keyPath] = lists }
+  }
+
+  func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
+    for (id, before, after) in root[keyPath: keyPath].takeChanges() {
+      changes.append(change(id: id, before: before, after: after))
+    }
+  }
+
+  func rows(of root: Root, into changes: inout [RowChange]) throws {
+    let family = root[keyPath: keyPath]
+    for owner in family.lists.keys.sorted() {
+      let list = family.lists[owner]!
+      for id in list {
+        changes.append(change(id: id, before: nil, after: (owner, list.positionKey(of: id)!)))
+      }
+    }
+  }
+
+  private func change(id: ID, before: (Owner, String)?, after: (Owner, String)?) -> RowChange {
+    let key: [String: DatabaseValue] = ["list": name.databaseValue, "id": keyValue(id)]
+    func row(_ place: (Owner, String)?) -> [String: DatabaseValue]? {
+      place.map { owner, position in
+        key.merging(["owner": ownerValue(owner), "position": position.databaseValue]) { $1 }
+      }
+    }
+    return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
+  }
+
+  func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
+
+  func owns(_ change: RowChange) -> Bool {
+    change.table == Self.table && change.key["list"] == name.databaseValue
+  }
+
+  func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
+    let places: [(ID, String?, Owner?)] = try changes.map { change in
+      guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
+        throw RewindError(.corruptData, "a change to list family \(name) has no valid id: \(describe(change.key))")
+      }
+      guard let row = change.target(direction) else { return (id, nil, nil) }
+      guard let position = row["position"].flatMap(String.fromDatabaseValue), PositionKey.isValid(position),
+        let owner = row["owner"].flatMap(Owner.fromDatabaseValue)
+      else {
+        throw RewindError(
+          .corruptData, "a change to list family \(name) has an invalid owner or position: \(describe(row))")
+      }
+      return (id, position, owner)
+    }
+    let keyPath = keyPath
+    return { root in
+      for (id, position, owner) in places { root[keyPath: keyPath].setPosition(position, of: id, owner: owner) }
+    }
+  }
+
+  func pulledBack<Parent>(
+    along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
+  ) -> any StatePart<Parent> {
+    KeyedListPart<Parent, Owner, ID>(
+      keyPath: keyPath.appending(path: self.keyPath), name: name, entityTable: entityTable, ownerTable: ownerTable,
+      keyValue: keyValue, ownerValue: ownerValue)
+  }
+}
