@@ -25,6 +25,9 @@ let package = Package(
     // `rewind ui`: Hummingbird, the Swift server ecosystem's HTTP server, in its own target.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // Reducers read generated ids and the current date through `@Dependency`, so that a test
+    // store can make them deterministic.
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
   ],
   targets: [
     // The engine.
@@ -34,6 +37,8 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         // The C API, to read a file's header through SQLite's file layer (see DatabaseFile).
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        // The dependencies (`\.uuid`, `\.date`) a store scopes its reducer and effects to.
+        .product(name: "Dependencies", package: "swift-dependencies"),
       ],
       plugins: ["EmbedMigrationsPlugin"]
     ),

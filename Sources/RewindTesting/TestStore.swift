@@ -1,4 +1,5 @@
 import CustomDump
+import Foundation
 import IssueReporting
 @_spi(Testing) import Rewind
 
@@ -28,6 +29,12 @@ import IssueReporting
 /// differ: entity tables show as their entities by id and order lists as their ids, never as
 /// the engine's bookkeeping. The store is a real ``Store`` on an in-memory SQLite database:
 /// every action is committed and logged.
+///
+/// Ids and dates a reducer reads with `@Dependency(\.uuid)` and `@Dependency(\.date)` are
+/// deterministic: `uuid` is `.incrementing` (`UUID(0)`, `UUID(1)`, … for each test store) and
+/// `date` is `.constant(Date(timeIntervalSince1970: 1_234_567_890))` (2009-02-13 23:31:30 UTC),
+/// unless the test changes them in `withDependencies` or through ``dependencies``. Other
+/// dependencies are swift-dependencies' test values: reading one the test did not set fails.
 @MainActor
 public final class TestStore<State: PersistentState & Equatable, Action: LoggedAction & Equatable> {
   /// The store under test.
@@ -35,13 +42,34 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
   private var received: [Action] = []
 
   /// Creates a test store with a new in-memory database.
-  public init(initialState: State, reducer: some Reducer<State, Action>) throws {
-    store = try Store(inMemory: initialState, reducer: reducer)
+  ///
+  /// - Parameters:
+  ///   - initialState: the state of the new database.
+  ///   - reducer: the reducer under test.
+  ///   - withDependencies: changes the dependencies the reducer and its effects read. It
+  ///     starts from the deterministic `uuid` and `date` described above, which it may replace.
+  public init(
+    initialState: State, reducer: some Reducer<State, Action>,
+    withDependencies: (inout DependencyValues) -> Void = { _ in }
+  ) throws {
+    store = try Store(inMemory: initialState, reducer: reducer) {
+      $0.uuid = .incrementing
+      $0.date = .constant(Date(timeIntervalSince1970: 1_234_567_890))
+      withDependencies(&$0)
+    }
     store.interceptEffectActions { [weak self] action in self?.received.append(action) }
   }
 
   /// The current state.
   public var state: State { store.state }
+
+  /// The dependencies the reducer, and the effects it starts, read: set one between sends to
+  /// change what the next actions read (`store.dependencies.date = .constant(later)`).
+  /// Effects already running keep the values they started with.
+  public var dependencies: DependencyValues {
+    get { store.dependencies }
+    set { store.dependencies = newValue }
+  }
 
   /// Sends `action` and checks that it changed the state exactly as `update` says.
   ///

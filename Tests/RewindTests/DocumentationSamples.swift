@@ -111,6 +111,62 @@ struct NotesReducer: Reducer {
   }
 }
 
+// MARK: ReducersAndComposition: dependencies
+
+struct Reminder: Entity {
+  static let databaseTableName = "reminders"
+  var id: Int64
+  var uuid: UUID
+  var title: String
+  var createdAt: Date
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("uuid", .blob).notNull()
+      t.column("title", .text).notNull()
+      t.column("createdAt", .datetime).notNull()
+    }
+  }
+}
+
+struct RemindersState: PersistentState, Equatable {
+  var reminders = EntityTable<Reminder>()
+  var order = OrderedIDList<Int64>()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.reminders), .list(\.order, named: "reminders", of: Reminder.self))
+  }
+}
+
+enum RemindersAction: LoggedAction, Equatable {
+  case add(title: String)
+}
+
+struct RemindersReducer: Reducer {
+  @Dependency(\.uuid) var uuid
+  @Dependency(\.date.now) var now
+
+  func reduce(into state: inout RemindersState, action: RemindersAction) -> Effect<RemindersAction> {
+    switch action {
+    case .add(let title):
+      let id = state.reminders.nextID
+      state.reminders.insert(Reminder(id: id, uuid: uuid(), title: title, createdAt: now))
+      state.order.append(id)
+    }
+    return .none
+  }
+}
+
+@MainActor
+func previewReminders() throws -> Store<RemindersState, RemindersAction> {
+  // Predictable ids and dates for a preview; a store with no changes gets `UUID()` and `Date()`.
+  try Store(inMemory: RemindersState(), reducer: RemindersReducer()) {
+    $0.uuid = .incrementing
+    $0.date = .constant(Date(timeIntervalSince1970: 0))
+  }
+}
+
 // MARK: Persistence
 
 @MainActor
@@ -148,6 +204,23 @@ func travel(_ store: Store<NotesState, NotesAction>) throws {
     $0.notes[1]?.isPinned = true
   }
   await store.finish()
+}
+
+@MainActor
+@Test func addingReminders() async throws {
+  let store = try TestStore(initialState: RemindersState(), reducer: RemindersReducer())
+  try await store.send(.add(title: "Call Alice")) {
+    let now = Date(timeIntervalSince1970: 1_234_567_890)
+    $0.reminders.insert(Reminder(id: 1, uuid: UUID(0), title: "Call Alice", createdAt: now))
+    $0.order.append(1)
+  }
+  // A minute later:
+  store.dependencies.date = .constant(Date(timeIntervalSince1970: 1_234_567_950))
+  try await store.send(.add(title: "Buy milk")) {
+    let now = Date(timeIntervalSince1970: 1_234_567_950)
+    $0.reminders.insert(Reminder(id: 2, uuid: UUID(1), title: "Buy milk", createdAt: now))
+    $0.order.append(2)
+  }
 }
 
 // MARK: README
@@ -330,6 +403,15 @@ struct DocumentationSampleRuns {
       [renamingTitles, splittingDueDates, recomputingTitles].map(\.identifier) == [
         "3-names", "4-reminders", "5-trimmed-titles",
       ])
+  }
+
+  @Test func theDependencySampleWorks() throws {
+    let store = try previewReminders()
+    try store.send(.add(title: "Call Alice"))
+    #expect(
+      store.state.reminders[1]
+        == Reminder(id: 1, uuid: UUID(0), title: "Call Alice", createdAt: Date(timeIntervalSince1970: 0))
+    )
   }
 
   @Test func theReadmeSampleWorks() throws {

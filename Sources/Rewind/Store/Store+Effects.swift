@@ -1,3 +1,4 @@
+import Dependencies
 import Foundation
 
 /// The store's running effects: their tasks, and which cancellation ids mark them.
@@ -10,32 +11,38 @@ final class EffectRunner<Action: Sendable> {
 
   var isEmpty: Bool { tasks.isEmpty }
 
-  func run(_ effect: Effect<Action>, ids: [EffectID] = []) {
+  /// Starts the work of `effect`, its tasks reading `dependencies` with `@Dependency`.
+  func run(_ effect: Effect<Action>, ids: [EffectID] = [], dependencies: DependencyValues) {
     switch effect.operation {
     case .none:
       break
     case .merge(let effects):
-      for effect in effects { run(effect, ids: ids) }
+      for effect in effects { run(effect, ids: ids, dependencies: dependencies) }
     case .cancel(let id):
       cancel(id)
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { cancel(id) }
-      run(inner, ids: ids + [id])
+      run(inner, ids: ids + [id], dependencies: dependencies)
     case .run(let work, let onError):
       let token = UUID()
       let send = Send<Action> { [weak self] action in try self?.deliver(action) }
-      tasks[token] = Task { @MainActor [weak self] in
-        do {
-          try await work(send)
-        } catch is CancellationError {
-        } catch {
-          if let onError {
-            await onError(error, send)
-          } else if !Task.isCancelled {
-            FileHandle.standardError.write(Data("Rewind: an effect failed and has no error handler: \(error)\n".utf8))
+      // A task inherits the task-local dependencies of the scope that creates it.
+      tasks[token] = withDependencies {
+        $0 = dependencies
+      } operation: {
+        Task { @MainActor [weak self] in
+          do {
+            try await work(send)
+          } catch is CancellationError {
+          } catch {
+            if let onError {
+              await onError(error, send)
+            } else if !Task.isCancelled {
+              FileHandle.standardError.write(Data("Rewind: an effect failed and has no error handler: \(error)\n".utf8))
+            }
           }
+          self?.finished(token, ids)
         }
-        self?.finished(token, ids)
       }
       for id in ids { marked[id, default: []].insert(token) }
     }

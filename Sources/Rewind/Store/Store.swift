@@ -1,3 +1,4 @@
+import Dependencies
 import Foundation
 import GRDB
 import Observation
@@ -15,10 +16,14 @@ import Observation
 /// store stays at the last committed state and the call throws. Any number of stores and
 /// `rewind` processes may write one file: each write first catches up with the others.
 ///
+/// The reducer and the effects it starts read generated ids, the date and other
+/// [dependencies](https://github.com/pointfreeco/swift-dependencies) with `@Dependency`: they
+/// get those current where the store was created, changed by the init's `withDependencies`.
+///
 /// ## Topics
 /// ### Opening
-/// - ``init(path:initialState:reducer:durability:readOnly:)``
-/// - ``init(inMemory:reducer:)``
+/// - ``init(path:initialState:reducer:durability:readOnly:withDependencies:)``
+/// - ``init(inMemory:reducer:withDependencies:)``
 /// ### Reading and changing state
 /// - ``state``
 /// - ``send(_:)``
@@ -52,12 +57,16 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   // Key paths into a generic class are built at run time on each use: build them once.
   let stateKeyPath = \Store.state
   let historyKeyPath = \Store.lastSeq
+  /// What the reducer, and the effects it starts, read with `@Dependency`: the values current
+  /// when the store was created, changed by the init's `withDependencies`. Setting them changes
+  /// what later actions and effects read; running effects keep the values they started with.
+  @_spi(Testing) public var dependencies: DependencyValues
 
   /// Opens the database at `path`, creating and setting it up if it does not exist.
   ///
   /// - Parameters:
   ///   - path: the SQLite file. A new file is readable by its owner only. `:memory:`, an
-  ///     empty path and `file:` URIs are refused (see ``init(inMemory:reducer:)``).
+  ///     empty path and `file:` URIs are refused (see ``init(inMemory:reducer:withDependencies:)``).
   ///   - initialState: the state of a new database, and the values of properties the schema
   ///     does not persist.
   ///   - reducer: the reducer that handles actions.
@@ -69,6 +78,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   ///     with the state unchanged. ``reload()`` shows what other processes wrote.
   ///     A file of an earlier release is upgraded in a private in-memory copy (memory
   ///     proportional to the file), which shows the file as it was when opened.
+  ///   - withDependencies: changes the dependencies the reducer and its effects read, such as
+  ///     `$0.uuid = .incrementing`; they start as those current here.
   /// - Throws: ``RewindError`` if the file is not SQLite, is not a Rewind database, is
   ///   damaged, was written by a newer version, or cannot be read; read-only, also if it does
   ///   not exist. The file is left unchanged.
@@ -77,9 +88,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     initialState: State,
     reducer: some Reducer<State, Action>,
     durability: Durability = .normal,
-    readOnly: Bool = false
+    readOnly: Bool = false,
+    withDependencies: (inout DependencyValues) -> Void = { _ in }
   ) throws {
     repository = try Repository(path: path, durability: durability, initialState: initialState, readOnly: readOnly)
+    dependencies = Self.dependencies(withDependencies)
     current = initialState
     self.initialState = initialState
     self.reducer = reducer
@@ -88,8 +101,18 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   }
 
   /// Opens a new in-memory database: for tests and previews.
-  public init(inMemory initialState: State, reducer: some Reducer<State, Action>) throws {
+  ///
+  /// - Parameters:
+  ///   - initialState: the state of the new database.
+  ///   - reducer: the reducer that handles actions.
+  ///   - withDependencies: changes the dependencies the reducer and its effects read, such as
+  ///     `$0.uuid = .incrementing`; they start as those current here.
+  public init(
+    inMemory initialState: State, reducer: some Reducer<State, Action>,
+    withDependencies: (inout DependencyValues) -> Void = { _ in }
+  ) throws {
     repository = try Repository(path: nil, initialState: initialState)
+    dependencies = Self.dependencies(withDependencies)
     current = initialState
     self.initialState = initialState
     self.reducer = reducer
@@ -103,7 +126,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     return current
   }
 
-  /// Whether the store was opened read-only; see ``init(path:initialState:reducer:durability:readOnly:)``.
+  /// Whether the store was opened read-only; see
+  /// ``init(path:initialState:reducer:durability:readOnly:withDependencies:)``.
   public var isReadOnly: Bool { repository.isReadOnly }
 
   /// The seq of the last log entry.
@@ -147,7 +171,12 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       seq = try write(
         { db, history -> Int64? in
           // Reduce in place: no copy of the state is kept, so no collection is copied on write.
-          effect = reducer.reduce(into: &current, action: action)
+          // The reducer reads the store's dependencies, whatever scope `send` was called in.
+          effect = withDependencies {
+            $0 = dependencies
+          } operation: {
+            reducer.reduce(into: &current, action: action)
+          }
           reduced = true
           let changes = try repository.schema.takeChanges(from: &current)
           pending = changes
@@ -172,7 +201,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     }
     didCommit()
     if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
-    effects.run(effect)
+    effects.run(effect, dependencies: dependencies)
     return seq
   }
 
@@ -284,6 +313,13 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       try repository.checkAppSchema(history)
       return (history, try repository.schema.load(db))
     }
+  }
+
+  /// The dependencies current here, changed by `update`: what a new store keeps.
+  private static func dependencies(_ update: (inout DependencyValues) -> Void) -> DependencyValues {
+    // As a `withDependencies` scope, so that setting a value with no live implementation is
+    // not reported as reading it.
+    Dependencies.withDependencies(update) { DependencyValues._current }
   }
 
   /// Tells observers that a commit moved the state and the history. (``canUndo`` and
