@@ -11,7 +11,15 @@ extension Database {
     try cachedStatement(sql: "BEGIN IMMEDIATE").execute()
     do {
       let result = try body()
-      try cachedStatement(sql: "COMMIT").execute()
+      do {
+        try cachedStatement(sql: "COMMIT").execute()
+      } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+        // Tables that refer to each other have their foreign keys checked at commit.
+        throw RewindError(
+          .relationViolation,
+          "the write would leave a row referring to a row that does not exist (a foreign key); nothing was written",
+          underlying: error)
+      }
       return result
     } catch {
       if isInsideTransaction { try? execute(sql: "ROLLBACK") }

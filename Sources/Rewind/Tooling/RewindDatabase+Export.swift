@@ -270,7 +270,10 @@ extension RewindDatabase {
           }
           guard let owner = try? ownerValue.databaseValue(), owner != .null,
             rows.tables[ownerTable]![[ownerKey: owner]] != nil
-          else { throw invalid("list family \(list) names owner \(ownerValue), which is not in \(ownerTable)") }
+          else {
+            let named = (try? ownerValue.databaseValue()).map(\.description) ?? "\(ownerValue)"
+            throw invalid("list family \(list) names owner \(named), which is not in \(ownerTable)")
+          }
           guard !orders.contains(where: { $0.owner == owner }) else {
             throw invalid("list family \(list) names owner \(owner) twice")
           }

@@ -1,0 +1,232 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+
+/// Relations between entity tables (SQL foreign keys) and keyed order lists: rows written in
+/// dependency order whatever the declaration order, `ON DELETE` actions carried out by the
+/// engine and logged, refusals that change nothing.
+@MainActor
+struct RelationTests {
+  let directory: TemporaryDirectory
+  let path: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("board.sqlite")
+  }
+
+  func open() throws -> Store<BoardState, BoardAction> {
+    try Store(path: path, initialState: BoardState(), reducer: BoardReducer())
+  }
+
+  /// The state a fresh store reads from the file.
+  func fileState() throws -> BoardState { try open().state }
+
+  func entryChanges(_ seq: Int64) throws -> [RowChange] {
+    try RowChange.decodeJSON(try RewindDatabase(path: path).entry(seq).changes)
+  }
+
+  func foreignKeyProblems() throws -> [Row] {
+    try DatabaseQueue(path: path).read { try Row.fetchAll($0, sql: "PRAGMA foreign_key_check") }
+  }
+
+  /// Seeds: columns 1 (cards 10, 11 with child 12) and 2 (card 20), label 5 on card 11.
+  func seeded() throws -> Store<BoardState, BoardAction> {
+    let store = try open()
+    try store.send(.addColumn(id: 1, name: "To do", firstCard: 10))
+    try store.send(.addLabel(id: 5, name: "urgent"))
+    try store.send(.addCard(id: 11, title: "B", column: 1, parent: nil, label: 5))
+    try store.send(.addCard(id: 12, title: "B.1", column: 1, parent: 11, label: nil))
+    try store.send(.addColumn(id: 2, name: "Done", firstCard: 20))
+    try store.send(.star(id: 12))
+    return store
+  }
+
+  @Test func aChildDeclaredBeforeItsParentIsWrittenAfterIt() throws {
+    // The schema lists cards before columns; one action inserts a column and its card.
+    let store = try open()
+    #expect(try store.send(.addColumn(id: 1, name: "To do", firstCard: 10)) != nil)
+    #expect(store.state.cards[10]?.columnID == 1)
+    let changes = try entryChanges(store.lastSeq)
+    let tables = changes.map(\.table)
+    #expect(tables.firstIndex(of: "columns")! < tables.firstIndex(of: "cards")!)
+    #expect(tables.firstIndex(of: "cards")! < tables.firstIndex(of: "list_entries")!)
+    // Undo deletes them in the other order, and redo inserts them again.
+    try store.undo()
+    #expect(store.state.columns.isEmpty && store.state.cards.isEmpty)
+    try store.redo()
+    #expect(try fileState() == store.state)
+    #expect(try foreignKeyProblems().isEmpty)
+  }
+
+  @Test func deletingAParentCascadesInTheSameEntryAndUndoBringsEverythingBack() throws {
+    let store = try seeded()
+    let before = store.state
+    let seq = try #require(try store.send(.deleteColumn(id: 1)))
+    // The column, its three cards (12 through its parent too), their list entries and the
+    // star of 12: one entry, and memory agrees with the file.
+    #expect(store.state.columns.ids.sorted() == [2])
+    #expect(store.state.cards.ids.sorted() == [20])
+    #expect(store.state.columnCards[1].isEmpty && store.state.columnCards.owner(of: 10) == nil)
+    #expect(store.state.starred.isEmpty)
+    #expect(try fileState() == store.state)
+    let entry = try entryChanges(seq)
+    #expect(
+      Set(entry.filter { $0.table == "cards" }.compactMap { Int64.fromDatabaseValue($0.key["id"]!) }) == [10, 11, 12])
+    #expect(entry.allSatisfy { $0.after == nil })
+    #expect(try foreignKeyProblems().isEmpty)
+
+    try store.undo()
+    #expect(store.state == before)
+    #expect(try fileState() == before)
+    #expect(try foreignKeyProblems().isEmpty)
+    try store.redo()
+    #expect(store.state.cards.ids.sorted() == [20])
+    #expect(try fileState() == store.state)
+    #expect(try RewindDatabase(path: path).verify().isHealthy)
+  }
+
+  @Test func deletingALabelSetsItsCardsReferencesToNullAndLogsIt() throws {
+    let store = try seeded()
+    try store.send(.deleteLabel(id: 5))
+    #expect(store.state.cards[11]?.labelID == nil)
+    #expect(store.state.cards.count == 4)
+    #expect(try fileState() == store.state)
+    let changes = try entryChanges(store.lastSeq)
+    #expect(
+      changes.contains {
+        $0.table == "cards" && $0.before?["labelId"] == 5.databaseValue && $0.after?["labelId"] == .null
+      })
+    try store.undo()
+    #expect(store.state.cards[11]?.labelID == 5)
+    #expect(try fileState() == store.state)
+  }
+
+  @Test func aRestrictedDeletionIsRefusedWithTheRowsNamedAndChangesNothing() throws {
+    let store = try seeded()
+    try store.send(.pin(note: 1, card: 11, text: "keep"))
+    let (state, rows) = (store.state, try dump(path))
+    // Deleting card 11 directly, and through its column: both reach the pinned note.
+    for action in [BoardAction.deleteCard(id: 11), .deleteColumn(id: 1)] {
+      let error = #expect(throws: RewindError.self) { try store.send(action) }
+      #expect(error?.code == .relationViolation)
+      #expect(error?.message.contains("pinnedNotes {\"id\":1} refers to it") == true, "\(String(describing: error))")
+      #expect(store.state == state)
+      #expect(try dump(path) == rows)
+    }
+    try store.send(.unpin(note: 1))
+    #expect(try store.send(.deleteCard(id: 11)) != nil)
+    #expect(store.state.cards[12] == nil)  // its child card cascaded
+  }
+
+  @Test func aRowReferringToNothingIsRefusedAndChangesNothing() throws {
+    let store = try seeded()
+    let (state, rows) = (store.state, try dump(path))
+    let error = #expect(throws: RewindError.self) {
+      try store.send(.addCard(id: 99, title: "Orphan", column: 42, parent: nil, label: nil))
+    }
+    #expect(error?.code == .relationViolation)
+    #expect(store.state == state)
+    #expect(try dump(path) == rows)
+  }
+
+  @Test func undoDoesNotDeleteChildrenItDidNotWrite() throws {
+    let store = try open()
+    try store.send(.addColumn(id: 1, name: "To do", firstCard: nil))
+    // A sync adds a card to the column; undoing the column's creation would delete it.
+    try store.send(.syncAddCard(id: 7, column: 1))
+    let (state, rows) = (store.state, try dump(path))
+    let error = #expect(throws: RewindError.self) { try store.undo() }
+    #expect(error?.code == .conflict)
+    #expect(error?.message.contains("cards {\"id\":7}") == true, "\(String(describing: error))")
+    #expect(store.state == state)
+    #expect(try dump(path) == rows)
+  }
+
+  @Test func movingACardToAnotherColumnWritesOneListRow() throws {
+    let store = try seeded()
+    let seq = try #require(try store.send(.moveCard(id: 11, column: 2, to: 0)))
+    #expect(store.state.columnCards[2].ids == [11, 20])
+    #expect(store.state.columnCards[1].ids == [10, 12])
+    #expect(store.state.columnCards.owner(of: 11) == 2)
+    let changes = try entryChanges(seq)
+    let entries = changes.filter { $0.table == "list_entries" }
+    #expect(entries.count == 1)
+    #expect(entries.first?.before?["owner"] == 1.databaseValue && entries.first?.after?["owner"] == 2.databaseValue)
+    #expect(try fileState() == store.state)
+    // Each owner's order is one query.
+    let order = try DatabaseQueue(path: path).read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT owner, id FROM list_entries WHERE list = 'columnCards' ORDER BY owner, position"
+      ).map { "\($0[0] as Int64):\($0[1] as Int64)" }
+    }
+    #expect(order == ["1:10", "1:12", "2:11", "2:20"])
+  }
+
+  @Test func keyedListsRoundTripThroughExportImportAndTheTool() throws {
+    let store = try seeded()
+    try store.send(.moveCard(id: 12, column: 1, to: 0))
+    let database = try RewindDatabase(path: path)
+    let export = try database.export()
+    #expect(export.contains(#"{"owner":1,"ids":[12,10,11]}"#))
+    // Into a fresh file, and back out byte for byte.
+    let other = directory.path("other.sqlite")
+    _ = try Store(path: other, initialState: BoardState(), reducer: BoardReducer())
+    try RewindDatabase(path: other).importState(export)
+    #expect(try RewindDatabase(path: other).export() == export)
+    // A restore by the tool, with no app code, and the app reading it.
+    try database.restore(to: 1)  // seq 1: column 1 and its first card
+    let restored = try fileState()
+    #expect(restored.cards.ids.sorted() == [10] && restored.columnCards[1].ids == [10])
+    try database.importState(export)
+    #expect(try database.export() == export)
+    #expect(try fileState().columnCards[1].ids == [12, 10, 11])
+    #expect(try database.verify().isHealthy)
+    #expect(try foreignKeyProblems().isEmpty)
+  }
+
+  @Test func anImportThatBreaksAKeyedListIsRefused() throws {
+    _ = try seeded()
+    let database = try RewindDatabase(path: path)
+    let export = try database.export()
+    for (broken, message) in [
+      (#"{"owner":1,"ids":[10,11,12]}"#, #"{"owner":3,"ids":[10,11,12]}"#, "names owner 3, which is not in columns"),
+      (#"{"owner":1,"ids":[10,11,12]}"#, #"{"owner":1,"ids":[10,11,12,20]}"#, "names an id twice"),
+      (#"{"owner":1,"ids":[10,11,12]}"#, #"[10,11,12]"#, "which is not {\"owner\""),
+    ].map({ (export.replacingOccurrences(of: $0.0, with: $0.1), $0.2) }) {
+      #expect(broken != export)
+      let error = #expect(throws: RewindError.self) { try database.importState(broken) }
+      #expect(error?.code == .invalidImport)
+      #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+    }
+    #expect(try database.export() == export)
+  }
+
+  @Test func actionsTheSchemaCannotLogAreRefusedWhenTheFileOpens() throws {
+    for clause in ["ON DELETE SET DEFAULT", "ON UPDATE CASCADE"] {
+      let file = directory.path("refused-\(clause.count).sqlite")
+      _ = try Store(path: file, initialState: BoardState(), reducer: BoardReducer())
+      // The cards table rebuilt by hand with an action SQLite would carry out unlogged.
+      var configuration = Configuration()
+      configuration.foreignKeysEnabled = false
+      try DatabaseQueue(path: file, configuration: configuration).write { db in
+        try db.execute(sql: "DROP TABLE cards")
+        try db.execute(
+          sql: """
+            CREATE TABLE cards (id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+              columnId INTEGER NOT NULL REFERENCES columns(id) \(clause), parentId INTEGER, labelId INTEGER)
+            """)
+      }
+      let rows = try dump(file)
+      let error = #expect(throws: RewindError.self) {
+        _ = try Store(path: file, initialState: BoardState(), reducer: BoardReducer())
+      }
+      #expect(error?.code == .schemaMismatch)
+      #expect(
+        error?.message.contains("cards(columnId) → columns has \(clause)") == true, "\(String(describing: error))")
+      #expect(try dump(file) == rows)
+    }
+  }
+}
