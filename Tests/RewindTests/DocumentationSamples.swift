@@ -167,6 +167,88 @@ func previewReminders() throws -> Store<RemindersState, RemindersAction> {
   }
 }
 
+// MARK: ModelingState and README: keyed lists, relations, UUID keys, dependencies
+
+struct ClockGroup: Entity {
+  static let databaseTableName = "clockGroups"
+  var id: UUID
+  var name: String
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .text)
+      t.column("name", .text).notNull()
+    }
+  }
+}
+
+struct WorldClock: Entity {
+  static let databaseTableName = "clocks"
+  var id: UUID
+  var groupID: UUID
+  var timeZone: String
+  var addedAt: Date
+
+  enum CodingKeys: String, CodingKey {
+    case id, timeZone, addedAt
+    case groupID = "groupId"
+  }
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .text)
+      // A relation: deleting a group deletes its clocks, in the same undoable step.
+      t.belongsTo("group", inTable: ClockGroup.databaseTableName, onDelete: .cascade).notNull()
+      t.column("timeZone", .text).notNull()
+      t.column("addedAt", .datetime).notNull()
+    }
+  }
+}
+
+struct ClocksState: PersistentState, Equatable {
+  var groups = EntityTable<ClockGroup>()
+  var clocks = EntityTable<WorldClock>()
+  /// Each group's clocks, in the user's order: one list per group.
+  var groupClocks = OrderedIDLists<UUID, UUID>()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(
+      .entities(\.groups),
+      .entities(\.clocks),
+      .lists(\.groupClocks, named: "groupClocks", of: WorldClock.self, ownedBy: ClockGroup.self)
+    )
+  }
+}
+
+enum ClocksAction: LoggedAction, Equatable {
+  case addGroup(name: String)
+  case addClock(timeZone: String, group: UUID)
+  case moveClock(id: UUID, to: Int)
+  case deleteGroup(id: UUID)
+}
+
+struct ClocksReducer: Reducer {
+  @Dependency(\.uuid) var uuid
+  @Dependency(\.date.now) var now
+
+  func reduce(into state: inout ClocksState, action: ClocksAction) -> Effect<ClocksAction> {
+    switch action {
+    case .addGroup(let name):
+      state.groups.insert(ClockGroup(id: uuid(), name: name))
+    case .addClock(let timeZone, let group):
+      let clock = WorldClock(id: uuid(), groupID: group, timeZone: timeZone, addedAt: now)
+      state.clocks.insert(clock)
+      state.groupClocks[group].append(clock.id)
+    case .moveClock(let id, let offset):
+      if let group = state.groupClocks.owner(of: id) { state.groupClocks[group].move(id, to: offset) }
+    case .deleteGroup(let id):
+      // Only the group: the engine deletes its clocks and its list, in this action's entry.
+      state.groups.remove(id: id)
+    }
+    return .none
+  }
+}
+
 // MARK: Persistence
 
 @MainActor
@@ -412,6 +494,28 @@ struct DocumentationSampleRuns {
       store.state.reminders[1]
         == Reminder(id: 1, uuid: UUID(0), title: "Call Alice", createdAt: Date(timeIntervalSince1970: 0))
     )
+  }
+
+  @Test func theClocksSampleWorks() async throws {
+    let store = try TestStore(initialState: ClocksState(), reducer: ClocksReducer())
+    let date = Date(timeIntervalSince1970: 1_234_567_890)  // the test store's date
+    try await store.send(.addGroup(name: "Europe")) {
+      $0.groups.insert(ClockGroup(id: UUID(0), name: "Europe"))
+    }
+    try await store.send(.addClock(timeZone: "Europe/Paris", group: UUID(0))) {
+      $0.clocks.insert(WorldClock(id: UUID(1), groupID: UUID(0), timeZone: "Europe/Paris", addedAt: date))
+      $0.groupClocks[UUID(0)].append(UUID(1))
+    }
+    try await store.send(.addClock(timeZone: "Europe/Oslo", group: UUID(0))) {
+      $0.clocks.insert(WorldClock(id: UUID(2), groupID: UUID(0), timeZone: "Europe/Oslo", addedAt: date))
+      $0.groupClocks[UUID(0)].append(UUID(2))
+    }
+    try await store.send(.moveClock(id: UUID(2), to: 0)) { $0.groupClocks[UUID(0)].move(UUID(2), to: 0) }
+    // The engine's cascade is part of the action's change.
+    try await store.send(.deleteGroup(id: UUID(0))) { $0 = ClocksState() }
+    try store.store.undo()
+    #expect(store.state.groupClocks[UUID(0)].ids == [UUID(2), UUID(1)])
+    #expect(store.state.clocks[UUID(1)]?.addedAt == date)
   }
 
   @Test func theReadmeSampleWorks() throws {

@@ -52,21 +52,28 @@ struct ReleaseFixtureTests {
 
   // MARK: - Upgraded by the app (version 2 of the example's schema: task notes)
 
-  /// An export with the app's version-2 column (and version) left out: what 0.1 exported of the
-  /// same state.
+  /// An export with what later app versions added left out (version 2: tasks' `notes`; version
+  /// 3: tasks' `projectId`, the `projects` table and the `projectTasks` lists, all empty in a
+  /// 0.1 file's history) and its version: what 0.1 exported of the same state.
   func withoutNotes(_ export: String) throws -> JSONValue {
     guard case .object(var document) = try JSONValue.parse(export),
-      case .object(var entities)? = document["entities"], case .array(let tasks)? = entities["tasks"]
+      case .object(var entities)? = document["entities"], case .array(let tasks)? = entities["tasks"],
+      case .object(var lists)? = document["lists"]
     else { throw RewindError(.corruptData, "not an export") }
     entities["tasks"] = .array(
       try tasks.map { task in
-        guard case .object(var columns) = task, case .string("")? = columns.removeValue(forKey: "notes") else {
-          throw RewindError(.corruptData, "a task without an empty note: \(task)")
+        guard case .object(var columns) = task, case .string("")? = columns.removeValue(forKey: "notes"),
+          case .null? = columns.removeValue(forKey: "projectId")
+        else {
+          throw RewindError(.corruptData, "a task with a note or a project: \(task)")
         }
         return .object(columns)
       })
+    #expect(entities.removeValue(forKey: "projects") == .array([]))
+    #expect(lists.removeValue(forKey: "projectTasks") == .array([]))
     document["entities"] = .object(entities)
-    #expect(document.removeValue(forKey: "appSchema") == .integer(2))
+    document["lists"] = .object(lists)
+    #expect(document.removeValue(forKey: "appSchema") == .integer(3))
     return .object(document)
   }
 

@@ -57,7 +57,21 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
     for (id, before, after) in root[keyPath: keyPath].takeChanges() {
-      changes.append(try change(id: id, before: before, after: after))
+      let change = try change(id: id, before: before, after: after)
+      // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
+      // the millisecond GRDB stores) is replaced with the one a load would read.
+      if let row = change.after {
+        let stored: E
+        do {
+          stored = try E(row: Row(row))
+        } catch {
+          throw RewindError(
+            .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(row))",
+            underlying: error)
+        }
+        if stored != after { root[keyPath: keyPath].set(stored, for: id) }
+      }
+      changes.append(change)
     }
   }
 
