@@ -313,6 +313,7 @@ struct AppMigrationTests {
     let queue = try DatabaseQueue(path: path)
     var migrator = DatabaseMigrator()
     migrator.registerMigration("v1") { db in
+      try Project.createTable(db)  // tasks refer to projects
       try TaskItem.createTable(db)
       try db.execute(sql: "INSERT INTO tasks (id, title, done, notes) VALUES (1, 'mine', 0, '')")
     }
