@@ -11,6 +11,7 @@ struct Shell: AsyncParsableCommand {
       Every tasks command works, without the `tasks` and the --db option: `add Buy milk`, \
       `move 2 0`, `undo`, `show`, `history`. The rest of the line is the title for add, rename, \
       append, draft and search, as typed (`add -1 degree` too); quote it to trim or join words. \
+      `--project <id>` at the end of an add line picks the task's project. \
       `help` lists the commands, `help <command>` explains one, `exit` (or end of input) leaves.
 
       Piped input gets one output line per command: the committed seq and the action's name once \
@@ -101,6 +102,13 @@ struct Shell: AsyncParsableCommand {
   /// line has no quotes (`add Buy  milk`), its words joined by spaces otherwise.
   static func arguments(of line: String) throws -> [String] {
     let words = try ShellWords.split(line)
+    // `add TITLE --project ID`: the option ends the line and is not part of the title.
+    if words.first == "add", words.count >= 4, words[words.count - 2] == "--project", !words.contains("--"),
+      let option = line.range(of: "--project", options: .backwards)
+    {
+      let title = try arguments(of: String(line[..<option.lowerBound]))
+      return [title[0]] + words.suffix(2) + title.dropFirst()
+    }
     guard let command = words.first, let before = freeTextCommands[command] else { return words }
     let textStart = 1 + before
     let text = words.dropFirst(textStart)

@@ -144,19 +144,21 @@ struct CommandLineTests {
         add -1 degree
         add Fix the -v flag
         add "  quoted "
+        project add Home
+        add Rake  the leaves --project 1
         help add
         """)
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
-    #expect(Array(lines.prefix(4)) == ["2 add", "3 add", "4 add", "5 add"])
+    #expect(Array(lines.prefix(6)) == ["2 add", "3 add", "4 add", "5 add", "6 addProject", "7 add"])
     #expect(
-      lines[4].hasPrefix(
+      lines[6].hasPrefix(
         "OVERVIEW: Add a task at the end of the list (and of its project's list, with | --project). |  | USAGE: tasks add <title>"
       ))
     let titles = try DatabaseQueue(path: directory.path("tasks.sqlite")).read {
-      try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY id")
+      try String.fetchAll($0, sql: "SELECT title || '|' || ifnull(projectId, '') FROM tasks ORDER BY id")
     }
-    #expect(titles == ["Two  spaces  inside", "-1 degree", "Fix the -v flag", "  quoted "])
+    #expect(titles == ["Two  spaces  inside|", "-1 degree|", "Fix the -v flag|", "  quoted |", "Rake  the leaves|1"])
   }
 
   @Test func helpNamesACommandInBothTools() throws {
