@@ -347,7 +347,7 @@ enum TimelinePage {
         if (rows.length > 500) box.append(el("p", { class: "muted" }, `… and ${rows.length - 500} more (Export JSON has them all)`));
       }
       const lists = $("state-lists"); lists.replaceChildren();
-      for (const [name, ids] of Object.entries(document_.lists)) lists.append(el("div", { class: "list", "data-list": name }, `${name}: [${ids.join(", ")}]`));
+      for (const [name, ids] of Object.entries(document_.lists)) lists.append(el("div", { class: "list", "data-list": name }, `${name}: ${ids.every(id => id !== null && typeof id === "object" && "owner" in id) && ids.length > 0 ? ids.map(list => `${JSON.stringify(list.owner)} [${list.ids.join(", ")}]`).join(", ") : `[${ids.map(id => typeof id === "object" ? JSON.stringify(id) : id).join(", ")}]`}`));
     }
     // Paths as a tree: `list.searchText` under a `list` node.
     function treeLines(paths, line) {

@@ -187,6 +187,23 @@ struct RelationTests {
     #expect(try foreignKeyProblems().isEmpty)
   }
 
+  @Test func compactionKeepsKeyedListsAndRelationsExact() throws {
+    let store = try seeded()
+    try store.send(.moveCard(id: 11, column: 2, to: 0))
+    try store.send(.deleteColumn(id: 1))
+    let database = try RewindDatabase(path: path)
+    let last = store.lastSeq
+    let exports = try (last - 3...last).map { try database.export(at: $0) }
+    _ = try database.compact(keep: 3)
+    #expect(try (last - 3...last).map { try database.export(at: $0) } == exports)
+    #expect(try database.verify().isHealthy)
+    // The app follows the compaction, and undo still brings the column back.
+    try store.undo()
+    #expect(store.state.columnCards[1].ids == [10, 12])
+    #expect(try fileState() == store.state)
+    #expect(try foreignKeyProblems().isEmpty)
+  }
+
   @Test func anImportThatBreaksAKeyedListIsRefused() throws {
     _ = try seeded()
     let database = try RewindDatabase(path: path)

@@ -13,8 +13,9 @@ public struct Inspection: Sendable {
   public var appMigrations: [String]
   /// Entity tables and their row counts, sorted by name.
   public var entityTables: [(name: String, rows: Int)]
-  /// Order lists, their entity tables and lengths, sorted by name.
-  public var lists: [(name: String, entityTable: String, count: Int)]
+  /// Order lists, their entity tables and lengths, sorted by name; a keyed family has the
+  /// table of its owners, and its count is that of all its lists.
+  public var lists: [(name: String, entityTable: String, ownerTable: String?, count: Int)]
   /// The view-state tree: path and JSON value, sorted by path.
   public var viewState: [(path: String, value: String)]
   /// The seq of the last entry, and the seq history starts after.
@@ -36,7 +37,10 @@ extension Inspection: CustomStringConvertible {
     lines.append("Entity tables:")
     lines += entityTables.map { "  \($0.name): \($0.rows) row\($0.rows == 1 ? "" : "s")" }
     lines.append("Order lists:")
-    lines += lists.map { "  \($0.name) (ids of \($0.entityTable)): \($0.count) id\($0.count == 1 ? "" : "s")" }
+    lines += lists.map { list in
+      let owners = list.ownerTable.map { ", one list per row of \($0)" } ?? ""
+      return "  \(list.name) (ids of \(list.entityTable)\(owners)): \(list.count) id\(list.count == 1 ? "" : "s")"
+    }
     lines.append("View state:")
     lines += viewState.isEmpty ? ["  (empty)"] : viewState.map { "  \($0.path) = \($0.value)" }
     lines.append(
@@ -196,7 +200,7 @@ extension RewindDatabase {
         },
         lists: try catalog.lists.keys.sorted().map {
           (
-            $0, catalog.lists[$0] ?? "",
+            $0, catalog.lists[$0] ?? "", catalog.listOwners[$0],
             try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [$0]) ?? 0
           )
         },
