@@ -204,6 +204,19 @@ struct RelationTests {
     #expect(try foreignKeyProblems().isEmpty)
   }
 
+  @Test func verifyReportsAReferenceBrokenBehindTheEnginesBack() throws {
+    _ = try seeded()
+    #expect(try RewindDatabase(path: path).verify().passed.contains("foreign keys: every reference holds"))
+    var configuration = Configuration()
+    configuration.foreignKeysEnabled = false
+    try DatabaseQueue(path: path, configuration: configuration).write { db in
+      try db.execute(sql: "UPDATE cards SET labelId = 99 WHERE id = 10")
+    }
+    let report = try RewindDatabase(path: path).verify()
+    #expect(
+      report.problems.contains("foreign keys: cards row 10 refers to a missing row of labels"), "\(report.problems)")
+  }
+
   @Test func anImportThatBreaksAKeyedListIsRefused() throws {
     _ = try seeded()
     let database = try RewindDatabase(path: path)

@@ -21,8 +21,17 @@ extension HistoryLog {
   mutating func writeRows(_ changes: [RowChange], _ db: Database) throws -> (
     written: [RowChange], cascaded: [RowChange]
   ) {
-    guard !tables.relations.isEmpty || changes.contains(where: { $0.after == nil && tables.isEntityTable($0.table) })
-    else {
+    // Most entries delete no entity and touch one entity table: nothing to order or cascade.
+    var entityTable: String?
+    var ordered = true
+    for change in changes where tables.isEntityTable(change.table) {
+      if change.after == nil || (entityTable != nil && entityTable != change.table) {
+        ordered = false
+        break
+      }
+      entityTable = change.table
+    }
+    if ordered, !tables.relations.hasCycle || entityTable == nil {
       try writer.apply(changes, .forward, in: db)
       return (changes, [])
     }

@@ -55,6 +55,17 @@ extension RewindDatabase {
       }
 
       let catalog = history.tables
+      if !catalog.relations.isEmpty {
+        let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        if broken.isEmpty {
+          report.passed.append("foreign keys: every reference holds")
+        } else {
+          report.problems += broken.prefix(10).map { row in
+            "foreign keys: \(row["table"] as String? ?? "?") row \(row["rowid"] as Int64? ?? 0) refers to a missing row of \(row["parent"] as String? ?? "?")"
+          }
+        }
+      }
+
       // Start from the base: empty tables, or the state compaction folded history into.
       var replayed = StateRows(empty: catalog)
       if history.baseSeq > 0 {
