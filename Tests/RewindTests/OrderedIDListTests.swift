@@ -79,3 +79,60 @@ struct SplitMix64: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+@Suite struct OrderedIDListsTests {
+  /// Random operations on a keyed family against a dictionary of arrays, with a child in at
+  /// most one owner's list.
+  @Test func aKeyedFamilyFollowsAModel() throws {
+    var generator = SplitMix64(seed: 7)
+    var lists = OrderedIDLists<Int64, Int64>()
+    var model: [Int64: [Int64]] = [:]
+    func modelOwner(of id: Int64) -> Int64? { model.first { $0.value.contains(id) }?.key }
+    for _ in 0..<3_000 {
+      let owner = Int64(generator.next() % 5)
+      let id = Int64(generator.next() % 40)
+      let offset = Int(generator.next() % 6)
+      switch generator.next() % 4 {
+      case 0, 1:
+        // Inserting moves the id out of any other owner's list; within its own it stays.
+        if let previous = modelOwner(of: id), previous != owner { model[previous]!.removeAll { $0 == id } }
+        if model[owner, default: []].contains(id) == false {
+          model[owner, default: []].insert(id, at: min(offset, model[owner, default: []].count))
+        }
+        lists[owner].insert(id, at: offset)
+      case 2:
+        if let index = model[owner]?.firstIndex(of: id) {
+          model[owner]!.remove(at: index)
+          model[owner]!.insert(id, at: min(offset, model[owner]!.count))
+        }
+        lists[owner].move(id, to: offset)
+      default:
+        if let previous = modelOwner(of: id) { model[previous]!.removeAll { $0 == id } }
+        lists.remove(id)
+      }
+      model = model.filter { !$0.value.isEmpty }
+      for (owner, ids) in model { #expect(lists[owner].ids == ids) }
+      #expect(lists.count == model.values.reduce(0) { $0 + $1.count })
+      #expect(Set(lists.ownersWithLists) == Set(model.keys))
+      #expect(lists.owner(of: id) == modelOwner(of: id))
+    }
+    // Each id moved, added or removed since the last take is one change, its owner included.
+    let changes = lists.takeChanges()
+    #expect(Set(changes.map(\.id)).count == changes.count)
+    for change in changes {
+      #expect(lists.owner(of: change.id) == change.after?.0)
+      #expect(change.after.map { lists[$0.0].positionKey(of: change.id) == $0.1 } ?? true)
+    }
+    #expect(lists.takeChanges().isEmpty)
+    // Codable: the export's shape, and back.
+    let data = try JSONEncoder().encode(lists)
+    let decoded = try JSONDecoder().decode(OrderedIDLists<Int64, Int64>.self, from: data)
+    #expect(decoded == lists)
+    #expect(
+      throws: DecodingError.self,
+      performing: {
+        try JSONDecoder().decode(
+          OrderedIDLists<Int64, Int64>.self, from: Data(#"[{"owner":1,"ids":[2]},{"owner":3,"ids":[2]}]"#.utf8))
+      })
+  }
+}

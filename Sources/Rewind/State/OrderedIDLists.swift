@@ -152,3 +152,42 @@ extension OrderedIDLists: CustomReflectable {
       displayStyle: .dictionary)
   }
 }
+
+extension OrderedIDLists: Codable where Owner: Codable, ID: Codable {
+  private struct OwnerList: Codable {
+    var owner: Owner
+    var ids: [ID]
+  }
+
+  /// Encodes the non-empty lists as an array of `{"owner": ..., "ids": [...]}`, sorted by owner
+  /// (the form `rewind export` writes).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(
+      lists.keys.sorted().compactMap { owner in
+        lists[owner]!.isEmpty ? nil : OwnerList(owner: owner, ids: lists[owner]!.ids)
+      })
+  }
+
+  /// Decodes what ``encode(to:)`` writes; an owner named twice or an id in two lists is an
+  /// error.
+  public init(from decoder: any Decoder) throws {
+    self.init()
+    let container = try decoder.singleValueContainer()
+    let decoded = try container.decode([OwnerList].self)
+    for list in decoded {
+      guard lists[list.owner] == nil, list.ids.allSatisfy({ owners[$0] == nil }) else {
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: decoder.codingPath, debugDescription: "an owner or an id appears twice in keyed lists"))
+      }
+      self[list.owner] = OrderedIDList(list.ids)
+    }
+    guard count == decoded.reduce(0, { $0 + $1.ids.count }) else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "duplicate ids in a keyed list"))
+    }
+    // Decoded lists are a value, not an action's changes.
+    for owner in touched { lists[owner]?.pending = [:] }
+    touched = []
+  }
+}
