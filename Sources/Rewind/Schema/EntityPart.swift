@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// An ``EntityTable`` persisted in its entity's table.
@@ -42,6 +43,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   }
 
   func load(_ db: Database) throws -> (inout Root) -> Void {
+    try checkUUIDKeyForm(db)
     var entities = EntityTable<E>()
     entities.storage.reserveCapacity(
       try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0)
@@ -86,8 +88,48 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// (a UUID in the entity's chosen form), so the log names exactly the row the table holds.
   private func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
     let (before, after) = (try before?.databaseDictionary, try after?.databaseDictionary)
-    let key = (after ?? before)?[E.keyColumn] ?? E.keyValue(of: id)
+    let key = E.keyValue(of: id)
+    // A row that writes its key in another form (its own `encode(to:)` storing a UUID as GRDB's
+    // blob where the strategy says text) would be a row the lists and the log cannot name.
+    if let written = (after ?? before)?[E.keyColumn], written != key {
+      throw RewindError(
+        .invalidValue,
+        "\(E.self) writes its key as \(describe([E.keyColumn: written])), but its UUID strategy (databaseUUIDEncodingStrategy(for:)) stores it as \(describe([E.keyColumn: key])), the form order lists and the log name it by: write the key in the strategy's form (id.uuidString for uppercase text), or return the strategy of the form it writes"
+      )
+    }
     return RowChange(table: table, key: [E.keyColumn: key], before: before, after: after)
+  }
+
+  /// Refuses a table whose UUID keys have another form than the entity writes: a file written
+  /// before the entity's strategy changed (release 62fd705 kept GRDB's default, 16-byte blobs;
+  /// Rewind's default is now uppercase text). Its rows would be written a second time under
+  /// the new form, and deletes and undo would miss them.
+  private func checkUUIDKeyForm(_ db: Database) throws {
+    guard E.ID.self == UUID.self else { return }
+    let column = E.keyColumn.quotedDatabaseIdentifier
+    let (form, otherForm): (String, String)
+    switch E.databaseUUIDEncodingStrategy(for: E.keyColumn) {
+    case .deferredToUUID: (form, otherForm) = ("16-byte blobs", "typeof(\(column)) != 'blob'")
+    case .uppercaseString:
+      (form, otherForm) = ("uppercase text", "typeof(\(column)) != 'text' OR \(column) != upper(\(column))")
+    case .lowercaseString:
+      (form, otherForm) = ("lowercase text", "typeof(\(column)) != 'text' OR \(column) != lower(\(column))")
+    }
+    guard
+      let stored = try DatabaseValue.fetchOne(
+        db, sql: "SELECT \(column) FROM \(table.quotedDatabaseIdentifier) WHERE \(otherForm) LIMIT 1")
+    else { return }
+    let (found, strategy): (String, String)
+    switch stored.storage {
+    case .blob: (found, strategy) = ("blobs", ".deferredToUUID")
+    case .string(let text) where text == text.lowercased(): (found, strategy) = ("lowercase text", ".lowercaseString")
+    case .string: (found, strategy) = ("uppercase text", ".uppercaseString")
+    default: (found, strategy) = ("\(stored)", "the strategy of the file's form")
+    }
+    throw RewindError(
+      .schemaMismatch,
+      "\(table) holds UUID keys as \(found) (such as \(describe([E.keyColumn: stored]))), but \(E.self) writes them as \(form): its rows would be written twice and deletes would miss them. Keep the file's form: give \(E.self) `static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { \(strategy) }` (files of release 62fd705 hold GRDB's default, blobs: .deferredToUUID)"
+    )
   }
 
   func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
