@@ -211,10 +211,14 @@ struct RelationTests {
     configuration.foreignKeysEnabled = false
     try DatabaseQueue(path: path, configuration: configuration).write { db in
       try db.execute(sql: "UPDATE cards SET labelId = 99 WHERE id = 10")
+      try db.execute(sql: "INSERT INTO list_entries (list, id, position, owner) VALUES ('columnCards', 77, 'a9', 1)")
+      try db.execute(sql: "UPDATE list_entries SET owner = 8 WHERE list = 'columnCards' AND id = 20")
     }
     let report = try RewindDatabase(path: path).verify()
     #expect(
       report.problems.contains("foreign keys: cards row 10 refers to a missing row of labels"), "\(report.problems)")
+    #expect(report.problems.contains("list_entries: list columnCards names cards 77, which does not exist"))
+    #expect(report.problems.contains("list_entries: list columnCards names columns 8, which does not exist"))
   }
 
   @Test func anImportThatBreaksAKeyedListIsRefused() throws {

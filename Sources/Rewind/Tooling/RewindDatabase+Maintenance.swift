@@ -66,6 +66,28 @@ extension RewindDatabase {
         }
       }
 
+      // Every list entry names a row of its entity table (and of its owner table).
+      var dangling: [String] = []
+      for (list, table) in catalog.lists.sorted(by: { $0.key < $1.key }) {
+        var checks = [(column: "id", table: table)]
+        if let owner = catalog.listOwners[list] { checks.append((column: "owner", table: owner)) }
+        for (column, table) in checks {
+          let key = catalog.keyColumns(of: table)[0].quotedDatabaseIdentifier
+          let sql = """
+            SELECT \(column) FROM list_entries AS entry WHERE list = ? AND NOT EXISTS (
+              SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(key) = entry.\(column)) LIMIT 10
+            """
+          for value in try DatabaseValue.fetchAll(db, sql: sql, arguments: [list]) {
+            dangling.append("list_entries: list \(list) names \(table) \(value), which does not exist")
+          }
+        }
+      }
+      if dangling.isEmpty {
+        report.passed.append("order lists: every entry names an existing row")
+      } else {
+        report.problems += dangling
+      }
+
       // Start from the base: empty tables, or the state compaction folded history into.
       var replayed = StateRows(empty: catalog)
       if history.baseSeq > 0 {

@@ -10,7 +10,7 @@ import GRDB
 /// three forms, or readable strings.
 protocol ClockKeys: Sendable {
   associatedtype Key: Hashable & Comparable & Codable & Sendable & DatabaseValueConvertible
-  associatedtype Group: ClockGroup where Group.ID == Key
+  associatedtype Group: ClockGroupEntity where Group.ID == Key
   associatedtype Zone: ClockZone where Zone.ID == Key
 
   /// The key of a new group or timezone, from a generated UUID and the name it gets.
@@ -23,7 +23,7 @@ protocol ClockKeys: Sendable {
   static func hasExportForm(_ value: JSONValue) -> Bool
 }
 
-protocol ClockGroup: Entity {
+protocol ClockGroupEntity: Entity {
   var name: String { get set }
   init(id: ID, name: String)
 }
@@ -36,7 +36,7 @@ protocol ClockZone: Entity {
   init(id: ID, city: String, offset: Int, groupId: ID)
 }
 
-extension ClockGroup {
+extension ClockGroupEntity {
   static func createGroups(_ db: Database, key: Database.ColumnType) throws {
     try db.create(table: databaseTableName) { t in
       t.primaryKey("id", key)
@@ -60,7 +60,7 @@ extension ClockZone {
 // MARK: - UUIDs as uppercase text: the engine's default, no override.
 
 enum UppercaseUUIDKeys: ClockKeys {
-  struct Group: ClockGroup {
+  struct Group: ClockGroupEntity {
     static let databaseTableName = "groups"
     var id: UUID
     var name: String
@@ -92,7 +92,7 @@ enum UppercaseUUIDKeys: ClockKeys {
 // MARK: - UUIDs as lowercase text: GRDB's `.lowercaseString`.
 
 enum LowercaseUUIDKeys: ClockKeys {
-  struct Group: ClockGroup {
+  struct Group: ClockGroupEntity {
     static let databaseTableName = "groups"
     var id: UUID
     var name: String
@@ -126,7 +126,7 @@ enum LowercaseUUIDKeys: ClockKeys {
 // MARK: - UUIDs as 16-byte blobs: GRDB's `.deferredToUUID`.
 
 enum BlobUUIDKeys: ClockKeys {
-  struct Group: ClockGroup {
+  struct Group: ClockGroupEntity {
     static let databaseTableName = "groups"
     var id: UUID
     var name: String
@@ -162,7 +162,7 @@ enum BlobUUIDKeys: ClockKeys {
 // MARK: - Readable string keys: "tz-europe-paris-1a2b3c4d".
 
 enum StringKeys: ClockKeys {
-  struct Group: ClockGroup {
+  struct Group: ClockGroupEntity {
     static let databaseTableName = "groups"
     var id: String
     var name: String
