@@ -16,8 +16,8 @@ extension HistoryLog {
   /// rows the engine added or changed beyond `changes` (what memory must still be told).
   ///
   /// - Complexity: O(k log k) for k changes, plus one indexed query per deleted entity and
-  ///   relation or list that can name it; just the write when nothing is deleted and no table
-  ///   has a relation.
+  ///   relation or list that can name it; O(k) and the write alone when no entity is deleted
+  ///   and one entity table is touched (most actions).
   mutating func writeRows(_ changes: [RowChange], _ db: Database) throws -> (
     written: [RowChange], cascaded: [RowChange]
   ) {
