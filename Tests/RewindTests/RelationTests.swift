@@ -128,8 +128,58 @@ struct RelationTests {
       try store.send(.addCard(id: 99, title: "Orphan", column: 42, parent: nil, label: nil))
     }
     #expect(error?.code == .relationViolation)
+    #expect(
+      error?.message.contains(#"cards {"id":99} refers to columns {"id":42}, which does not exist"#) == true,
+      "\(String(describing: error))")
     #expect(store.state == state)
     #expect(try dump(path) == rows)
+  }
+
+  @Test func aStatementLevelForeignKeyFailureNamesTheRow() throws {
+    // The clocks sample has no cycle: SQLite refuses the insert itself, and the engine says why.
+    let store = try Store(inMemory: ClocksState(), reducer: ClocksReducer()) {
+      $0.uuid = .incrementing
+      $0.date = .constant(Date(timeIntervalSince1970: 0))
+    }
+    try store.send(.addGroup(name: "Europe"))
+    let error = #expect(throws: RewindError.self) {
+      try store.send(.addClock(timeZone: "Asia/Tokyo", group: UUID(7)))
+    }
+    #expect(error?.code == .relationViolation)
+    #expect(
+      error?.message.contains(
+        #"refers to clockGroups {"id":"00000000-0000-0000-0000-000000000007"}, which does not exist (a UUID must be stored in the same form"#
+      ) == true, "\(String(describing: error))")
+    #expect(store.state.clocks.isEmpty && store.state.groupClocks.count == 0)
+  }
+
+  @Test func aListEntryNamingNothingIsRefusedAndChangesNothing() throws {
+    let store = try seeded()
+    let (state, rows) = (store.state, try dump(path))
+    for (action, message) in [
+      (BoardAction.fileInList(card: 20, column: 9), #"would name its owner columns {"id":9}, which does not exist"#),
+      (.fileInList(card: 55, column: 1), #"would name cards {"id":55}, which does not exist"#),
+      (.starAnyway(id: 56), #"would name cards {"id":56}, which does not exist"#),
+    ] {
+      let error = #expect(throws: RewindError.self) { try store.send(action) }
+      #expect(error?.code == .relationViolation)
+      #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+      #expect(store.state == state)
+      #expect(try dump(path) == rows)
+    }
+  }
+
+  @Test func aCascadeRepairsViewStateInTheSameStep() throws {
+    let store = try seeded()
+    try store.send(.select(card: 12))
+    let seq = try #require(try store.send(.deleteColumn(id: 1)))
+    #expect(store.state.view.selection == nil)
+    #expect(try fileState() == store.state)
+    #expect(store.lastSeq == seq + 1)  // the repair, in the delete's step
+    try store.undo()
+    #expect(store.state.view.selection == 12)
+    #expect(store.state.cards.count == 4)
+    #expect(try fileState() == store.state)
   }
 
   @Test func undoDoesNotDeleteChildrenItDidNotWrite() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension HistoryLog {
@@ -53,6 +54,73 @@ extension HistoryLog {
     try writer.apply(deletes, .forward, in: db)
     let written = (plan.ordered(deletes: false) + deletes).filter { $0.before != $0.after }
     return (written, plan.cascaded)
+  }
+}
+
+extension HistoryLog {
+  /// The list entries among `changes` that name an entity (or, in a keyed family, an owner)
+  /// the tables do not hold once `changes` are written: an order list refers to its rows as a
+  /// foreign key does, though SQLite cannot check it for the engine.
+  func danglingListEntries(in changes: [RowChange], _ db: Database) throws -> [String] {
+    var problems: [String] = []
+    for change in changes where change.table == EngineTable.listEntries.name {
+      // A moved entry names what it named (a deletion of that would have cascaded to it).
+      guard let row = change.after, change.before == nil || change.before?["owner"] != row["owner"],
+        let list = row["list"].flatMap(String.fromDatabaseValue), let table = tables.lists[list]
+      else { continue }
+      var references = [(column: "id", table: table)]
+      if let owner = tables.listOwners[list] { references.append((column: "owner", table: owner)) }
+      for (column, table) in references {
+        guard let value = row[column], let keyColumn = tables.keyColumns(of: table).first else { continue }
+        if try currentRow(table: table, key: [keyColumn: value], db) == nil {
+          problems.append(
+            "list_entries \(describe(change.key)) would name \(column == "owner" ? "its owner " : "")\(table) \(describe([keyColumn: value])), which does not exist"
+          )
+        }
+      }
+    }
+    return problems
+  }
+
+  /// Why an entry failed a foreign key: the first of its rows that refers to a row that does
+  /// not exist, named with the relation, or `nil` when none does (the failure came from
+  /// elsewhere).
+  func brokenReference(in changes: [RowChange], _ db: Database) throws -> String? {
+    for change in changes {
+      guard let row = change.after else { continue }
+      for key in tables.relations.referring.values.joined() where key.child == change.table {
+        let values = key.columns.map { row[$0.child] ?? .null }
+        guard !values.contains(.null) else { continue }
+        let sql = """
+          SELECT 1 FROM \(key.parent.quotedDatabaseIdentifier) WHERE \
+          \(key.columns.map { "\($0.parent.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+          """
+        guard try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) == nil else {
+          continue
+        }
+        let parentRow = Dictionary(uniqueKeysWithValues: zip(key.columns.map(\.parent), values))
+        // A UUID written in another form than the parent's key names no row.
+        let hint =
+          values.contains { value in
+            if case .string(let text) = value.storage {
+              UUID(uuidString: text) != nil
+            } else {
+              value.storage.isUUIDBlob
+            }
+          }
+          ? " (a UUID must be stored in the same form as the key it refers to: give both entities the same databaseUUIDEncodingStrategy(for:))"
+          : ""
+        return
+          "\(change.table) \(describe(change.key)) refers to \(key.parent) \(describe(parentRow)), which does not exist\(hint)"
+      }
+    }
+    return nil
+  }
+}
+
+extension DatabaseValue.Storage {
+  fileprivate var isUUIDBlob: Bool {
+    if case .blob(let data) = self { data.count == 16 } else { false }
   }
 }
 

@@ -172,9 +172,10 @@ struct HistoryLog {
     do {
       return try append(entry, seq: seq, db)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+      // The statement failed alone: the transaction can still be read to find the row.
+      let reason = (try? brokenReference(in: entry.changes, db)) ?? "a row would refer to a row that does not exist"
       throw RewindError(
-        .relationViolation,
-        "\(entry.action) would leave a row referring to a row that does not exist (a foreign key); nothing was written",
+        .relationViolation, "\(entry.action) cannot be committed: \(reason) (a foreign key); nothing was written",
         underlying: error)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
       let actual = try fileLastSeq(db)
@@ -191,11 +192,24 @@ struct HistoryLog {
     var entry = entry
     let cascaded: [RowChange]
     (entry.changes, cascaded) = try writeRows(entry.changes, db)
-    if !cascaded.isEmpty, entry.kind == .undo || entry.kind == .redo {
+    let moving = entry.kind == .undo || entry.kind == .redo
+    if !cascaded.isEmpty, moving {
       // Undo never removes what it did not write: rows that refer to what it deletes came later.
       throw RewindError(
         .conflict,
         "\(entry.action) would also \(cascaded.contains { $0.after != nil } ? "change" : "delete") rows written after the step, which refer to the rows it deletes: \(cascaded.prefix(5).map { "\($0.table) \(describe($0.key))" }.joined(separator: ", ")); nothing was changed"
+      )
+    }
+    if tables.relations.hasCycle, let reason = try brokenReference(in: entry.changes, db) {
+      // Foreign keys checked at commit would fail there, naming nothing: say which row.
+      throw RewindError(
+        .relationViolation, "\(entry.action) cannot be committed: \(reason) (a foreign key); nothing was written")
+    }
+    let dangling = try danglingListEntries(in: entry.changes, db)
+    if !dangling.isEmpty {
+      throw RewindError(
+        moving ? .conflict : .relationViolation,
+        "\(entry.action) cannot be \(moving ? "done without breaking the state" : "committed"): \(dangling.prefix(5).joined(separator: "; ")); nothing was changed"
       )
     }
 
@@ -284,7 +298,6 @@ struct HistoryLog {
       kind: undoing ? .undo : .redo, action: undoing ? "undo" : "redo", payload: #"{"step":\#(step)}"#,
       changes: changes, undo: .none)
     let seq = try append(entry, db)
-    try checkInvariants(after: changes, moving: step, db)
     try db.cachedStatement(sql: "UPDATE undo_steps SET undone = ?, applied_from = ?, applied_to = ? WHERE id = ?")
       .execute(arguments: [undoing, seq, seq, step])
     // Undone steps are the largest ids, so the next tops are the neighbours of `step`.
@@ -375,35 +388,6 @@ struct HistoryLog {
       }
     }
     return changes
-  }
-
-  /// Refuses an undo or redo whose rows leave an order-list entry without its entity. (One that
-  /// deletes an entity a list still holds is refused as it is written: see ``append(_:_:)``.)
-  private func checkInvariants(after changes: [RowChange], moving step: Int64, _ db: Database) throws {
-    var conflicts: [String] = []
-    for change in changes {
-      if change.table == EngineTable.listEntries.name, change.after != nil {
-        guard let list = change.key["list"].flatMap(String.fromDatabaseValue), let table = tables.lists[list],
-          let id = change.key["id"], let keyColumn = tables.keyColumns(of: table).first
-        else { continue }
-        if try currentRow(table: table, key: [keyColumn: id], db) == nil {
-          conflicts.append("list_entries \(describe(change.key)) would name \(table) \(id), which does not exist")
-        }
-        if let ownerTable = tables.listOwners[list], let owner = change.after?["owner"],
-          let ownerKey = tables.keyColumns(of: ownerTable).first,
-          try currentRow(table: ownerTable, key: [ownerKey: owner], db) == nil
-        {
-          conflicts.append(
-            "list_entries \(describe(change.key)) would be owned by \(ownerTable) \(owner), which does not exist")
-        }
-      }
-    }
-    if !conflicts.isEmpty {
-      throw RewindError(
-        .conflict,
-        "step \(step) cannot be moved without breaking the state: \(conflicts.prefix(5).joined(separator: "; ")); nothing was changed"
-      )
-    }
   }
 
   // MARK: - Jumps

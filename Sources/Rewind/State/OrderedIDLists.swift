@@ -191,3 +191,11 @@ extension OrderedIDLists: Codable where Owner: Codable, ID: Codable {
     touched = []
   }
 }
+
+extension OrderedIDLists: CustomStringConvertible {
+  /// Each owner's ids in order, owners sorted: `[1: [3, 2], 2: [5]]`.
+  public var description: String {
+    let owners = lists.keys.sorted().filter { !lists[$0]!.isEmpty }
+    return owners.isEmpty ? "[:]" : "[" + owners.map { "\($0): \(lists[$0]!.ids)" }.joined(separator: ", ") + "]"
+  }
+}

@@ -187,9 +187,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
           let (seq, cascaded) = try history.commit(entry, db)
           if !cascaded.isEmpty {
             // Rows the engine removed or changed with what the action deleted (children, list
-            // entries): memory follows, and a failed commit reverts them too.
-            pending = changes + cascaded
+            // entries): memory follows, and view state pointing at them is repaired in the
+            // same step, as after an undo. A failed commit then reads the file back.
+            pending = nil
             try repository.schema.apply(cascaded, .forward, to: &current)
+            try repair(after: seq, db, &history)
           }
           return seq
         },

@@ -90,6 +90,15 @@ struct BoardState: PersistentState, Equatable {
   var labels = EntityTable<CardLabel>()
   var columnCards = OrderedIDLists<Int64, Int64>()
   var starred = OrderedIDList<Int64>()
+  var view = BoardView()
+
+  struct BoardView: Codable, Equatable, Sendable {
+    var selection: Int64?
+  }
+
+  mutating func repairViewState() {
+    if let card = view.selection, !cards.contains(id: card) { view.selection = nil }
+  }
 
   static var schema: StateSchema<Self> {
     StateSchema(
@@ -98,7 +107,8 @@ struct BoardState: PersistentState, Equatable {
       .lists(\.columnCards, named: "columnCards", of: BoardCard.self, ownedBy: BoardColumn.self),
       .list(\.starred, named: "starred", of: BoardCard.self),
       .entities(\.columns),
-      .entities(\.labels))
+      .entities(\.labels),
+      .view(\.view))
   }
 }
 
@@ -117,6 +127,11 @@ enum BoardAction: LoggedAction, Equatable {
   case deleteLabel(id: Int64)
   /// Not undoable, as a sync from elsewhere.
   case syncAddCard(id: Int64, column: Int64)
+  /// Bugs a reducer could have: a card filed in a column's list without moving it, an id
+  /// starred that names no card, and a card selected.
+  case fileInList(card: Int64, column: Int64)
+  case starAnyway(id: Int64)
+  case select(card: Int64?)
 
   var isUndoable: Bool {
     if case .syncAddCard = self { return false }
@@ -158,6 +173,12 @@ struct BoardReducer: Reducer {
       state.cards.remove(id: id)
     case .deleteLabel(let id):
       state.labels.remove(id: id)
+    case .fileInList(let card, let column):
+      state.columnCards[column].append(card)
+    case .starAnyway(let id):
+      state.starred.append(id)
+    case .select(let card):
+      state.view.selection = card
     }
     return .none
   }
