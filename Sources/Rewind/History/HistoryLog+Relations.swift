@@ -182,9 +182,14 @@ struct RowWritePlan {
         if let planned = changes[id], planned.after == nil { continue }
         switch key.onDelete {
         case .cascade:
-          deletes.append(cascade(id, current: image, to: nil))
+          _ = cascade(id, current: image, to: nil)
+          // The row as the database holds it now: a row this entry inserted has no `before`,
+          // yet its own children must go too (or SQLite deletes them, unlogged).
+          deletes.append(RowChange(table: id.table, key: id.key, before: image, after: nil))
         case .setNull:
-          var cleared = image
+          // Another reference of the same row to the same parent may have been cleared just
+          // before (not yet written): clear this one on top of it, not on the database's row.
+          var cleared = isCascaded.contains(id) ? changes[id]!.after ?? image : image
           for (column, _) in key.columns { cleared[column] = .null }
           _ = cascade(id, current: image, to: cleared)
           updates.append(RowChange(table: id.table, key: id.key, before: image, after: cleared))

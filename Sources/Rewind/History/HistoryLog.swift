@@ -200,6 +200,14 @@ struct HistoryLog {
         "\(entry.action) would also \(cascaded.contains { $0.after != nil } ? "change" : "delete") rows written after the step, which refer to the rows it deletes: \(cascaded.prefix(5).map { "\($0.table) \(describe($0.key))" }.joined(separator: ", ")); nothing was changed"
       )
     }
+    if !cascaded.isEmpty, entry.kind == .import {
+      // The file names every row the state is to hold: a row it keeps that refers to one it
+      // drops is the file's error, not something to delete behind it.
+      throw RewindError(
+        .invalidImport,
+        "the file's rows refer to rows it does not hold: importing it would also \(cascaded.contains { $0.after != nil } ? "change" : "delete") \(cascaded.prefix(5).map { "\($0.table) \(describe($0.key))" }.joined(separator: ", ")); nothing was changed"
+      )
+    }
     if tables.relations.hasCycle, let reason = try brokenReference(in: entry.changes, db) {
       // Foreign keys checked at commit would fail there, naming nothing: say which row.
       throw RewindError(

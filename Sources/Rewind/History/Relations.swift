@@ -60,13 +60,21 @@ struct Relations {
   ///   and log (`ON DELETE SET DEFAULT`, any `ON UPDATE` action).
   init(_ db: Database, tables keys: [String: [String]]) throws {
     var refersTo: [String: Set<String>] = [:]
+    // SQLite resolves the names a foreign key gives case-insensitively: so must the engine,
+    // or it leaves the relation to SQLite, which would act on it unlogged.
+    let tableNamed = Dictionary(keys.keys.map { ($0.lowercased(), $0) }) { first, _ in first }
+    func columnNames(_ names: [String], in table: String) throws -> [String] {
+      let actual = Dictionary(try db.columns(in: table).map { ($0.name.lowercased(), $0.name) }) { first, _ in first }
+      return names.map { actual[$0.lowercased()] ?? $0 }
+    }
     for child in keys.keys.sorted() {
       let rows = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(child.quotedDatabaseIdentifier))")
       for (_, rows) in Dictionary(grouping: rows, by: { $0["id"] as Int64 }).sorted(by: { $0.key < $1.key }) {
         let rows = rows.sorted { ($0["seq"] as Int64) < ($1["seq"] as Int64) }
-        let parent: String = rows[0]["table"]
-        guard let parentKey = keys[parent] else { continue }  // not an entity table: SQLite's alone
-        let from = rows.map { $0["from"] as String }
+        guard let parent = tableNamed[(rows[0]["table"] as String).lowercased()], let parentKey = keys[parent] else {
+          continue  // not an entity table: SQLite's alone
+        }
+        let from = try columnNames(rows.map { $0["from"] as String }, in: child)
         let described = "\(child)(\(from.joined(separator: ", "))) → \(parent)"
         let onUpdate: String = rows[0]["on_update"]
         guard ["NO ACTION", "RESTRICT"].contains(onUpdate.uppercased()) else {
@@ -87,7 +95,7 @@ struct Relations {
           )
         }
         let to = rows.map { $0["to"] as String? }
-        let parentColumns = to.contains(nil) ? parentKey : to.map { $0! }
+        let parentColumns = to.contains(nil) ? parentKey : try columnNames(to.map { $0! }, in: parent)
         guard parentColumns.count == from.count else {
           throw RewindError(
             .schemaMismatch, "the foreign key \(described) does not name as many columns in \(parent)")
