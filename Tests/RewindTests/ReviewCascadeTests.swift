@@ -85,6 +85,7 @@ enum RVOp: Codable, Equatable, Sendable {
   case star(Int64)
   case setList(project: Int64, [Int64])
   case removeList(project: Int64)
+  case moveTask(Int64, project: Int64)
 }
 
 enum RVAction: LoggedAction, Equatable {
@@ -112,6 +113,9 @@ struct RVReducer: Reducer {
       case .star(let id): state.starred.append(id)
       case .setList(let project, let ids): state.projectTasks[project] = OrderedIDList(ids)
       case .removeList(let project): state.projectTasks.removeList(of: project)
+      case .moveTask(let id, let project):
+        state.tasks[id]?.projectId = project
+        state.projectTasks[project].append(id)
       }
     }
     return .none
@@ -229,6 +233,44 @@ struct ReviewCascadeTests {
     #expect(store.state.projectTasks[1].ids == [10, 11])
     #expect(store.state.projectTasks[2].ids == [])
     #expect(try fileState() == store.state)
+  }
+
+  /// Moving a task (row and list entry) to another project and deleting the old one, in one
+  /// action, then undo/redo/jump/restore around it.
+  @Test func moveThenDeleteOldOwnerThenHistory() throws {
+    let store = try open()
+    try store.send(.batch([
+      .addProject(1), .addProject(2), .addUser(7), .addTask(10, project: 1, owner: 7, reviewer: 7),
+      .addTask(11, project: 1, owner: nil, reviewer: 7), .addNote(100, task: 11),
+    ]))
+    let seeded = store.lastSeq
+    let before = store.state
+    try store.send(.batch([.moveTask(10, project: 2), .deleteProject(1)]))
+    #expect(store.state.tasks.ids.sorted() == [10])
+    #expect(store.state.projectTasks[2].ids == [10])
+    #expect(store.state.notes.isEmpty && store.state.taskNotes.count == 0)
+    #expect(try fileState() == store.state)
+    try store.send(.batch([.deleteUser(7)]))
+    let after = store.state
+    #expect(try fileState() == after)
+    try store.jump(to: seeded)
+    #expect(store.state == before)
+    #expect(try fileState() == before)
+    try store.undo()  // the jump
+    #expect(store.state == after)
+    try store.undo()
+    try store.undo()
+    #expect(store.state == before)
+    #expect(try fileState() == before)
+    try store.redo()
+    try store.redo()
+    #expect(store.state == after)
+    let database = try RewindDatabase(path: path)
+    try database.restore(to: seeded)
+    #expect(try fileState() == before)
+    #expect(try foreignKeyProblems().isEmpty)
+    let report = try database.verify()
+    #expect(report.isHealthy, "\(report.problems)")
   }
 
   /// Two stores on one file: one cascades, the other catches up before its next action.
