@@ -166,7 +166,8 @@ struct ReviewCascadeTests {
   @Test func aCascadeThroughARowTheActionInserted() throws {
     let store = try open()
     try store.send(.batch([.addProject(1)]))
-    try store.send(.batch([.addTask(10, project: 1, owner: nil, reviewer: nil), .addNote(100, task: 10), .deleteProject(1)]))
+    try store.send(
+      .batch([.addTask(10, project: 1, owner: nil, reviewer: nil), .addNote(100, task: 10), .deleteProject(1)]))
     let file = try fileState()
     #expect(file.notes.isEmpty)
     #expect(store.state.notes.isEmpty, "memory still holds \(store.state.notes.ids)")
@@ -207,7 +208,8 @@ struct ReviewCascadeTests {
     let database = try RewindDatabase(path: path)
     let export = try database.export()
     // Drop project 1 (and its list), keep task 10.
-    let edited = export
+    let edited =
+      export
       .replacingOccurrences(of: #"{"id":1},"#, with: "")
       .replacingOccurrences(of: #"{"owner":1,"ids":[10]}"#, with: "")
     #expect(edited != export)
@@ -221,10 +223,11 @@ struct ReviewCascadeTests {
   /// The keyed-list setter: a task moved from one project's list into another's via `=`.
   @Test func setterMovesBetweenOwners() throws {
     let store = try open()
-    try store.send(.batch([
-      .addProject(1), .addProject(2), .addTask(10, project: 1, owner: nil, reviewer: nil),
-      .addTask(11, project: 1, owner: nil, reviewer: nil),
-    ]))
+    try store.send(
+      .batch([
+        .addProject(1), .addProject(2), .addTask(10, project: 1, owner: nil, reviewer: nil),
+        .addTask(11, project: 1, owner: nil, reviewer: nil),
+      ]))
     try store.send(.batch([.setList(project: 2, [11, 10]), .removeList(project: 1), .setList(project: 1, [10])]))
     #expect(store.state.projectTasks[1].ids == [10])
     #expect(store.state.projectTasks[2].ids == [11])
@@ -239,10 +242,11 @@ struct ReviewCascadeTests {
   /// action, then undo/redo/jump/restore around it.
   @Test func moveThenDeleteOldOwnerThenHistory() throws {
     let store = try open()
-    try store.send(.batch([
-      .addProject(1), .addProject(2), .addUser(7), .addTask(10, project: 1, owner: 7, reviewer: 7),
-      .addTask(11, project: 1, owner: nil, reviewer: 7), .addNote(100, task: 11),
-    ]))
+    try store.send(
+      .batch([
+        .addProject(1), .addProject(2), .addUser(7), .addTask(10, project: 1, owner: 7, reviewer: 7),
+        .addTask(11, project: 1, owner: nil, reviewer: 7), .addNote(100, task: 11),
+      ]))
     let seeded = store.lastSeq
     let before = store.state
     try store.send(.batch([.moveTask(10, project: 2), .deleteProject(1)]))
@@ -277,7 +281,8 @@ struct ReviewCascadeTests {
   @Test func twoStoresOneCascades() throws {
     let a = try open()
     let b = try open()
-    try a.send(.batch([.addProject(1), .addUser(7), .addTask(10, project: 1, owner: 7, reviewer: nil), .addNote(100, task: 10)]))
+    try a.send(
+      .batch([.addProject(1), .addUser(7), .addTask(10, project: 1, owner: 7, reviewer: nil), .addNote(100, task: 10)]))
     try b.send(.batch([.addProject(2)]))
     try a.send(.batch([.deleteProject(1)]))
     try b.send(.batch([.addProject(3)]))

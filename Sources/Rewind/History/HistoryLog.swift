@@ -173,9 +173,14 @@ struct HistoryLog {
       return try append(entry, seq: seq, db)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
       // The statement failed alone: the transaction can still be read to find the row.
-      let reason = (try? brokenReference(in: entry.changes, db)) ?? "a row would refer to a row that does not exist"
+      let reason =
+        (try? brokenReference(in: entry.changes, db))
+        ?? "a row would refer to a row that does not exist, or a row that others refer to would be deleted"
+      // An undo or redo that breaks a relation conflicts with what was written since its step.
+      let moving = entry.kind == .undo || entry.kind == .redo
       throw RewindError(
-        .relationViolation, "\(entry.action) cannot be committed: \(reason) (a foreign key); nothing was written",
+        moving ? .conflict : .relationViolation,
+        "\(entry.action) cannot be \(moving ? "done" : "committed"): \(reason) (a foreign key); nothing was written",
         underlying: error)
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
       let actual = try fileLastSeq(db)
@@ -211,7 +216,8 @@ struct HistoryLog {
     if tables.relations.hasCycle, let reason = try brokenReference(in: entry.changes, db) {
       // Foreign keys checked at commit would fail there, naming nothing: say which row.
       throw RewindError(
-        .relationViolation, "\(entry.action) cannot be committed: \(reason) (a foreign key); nothing was written")
+        moving ? .conflict : .relationViolation,
+        "\(entry.action) cannot be committed: \(reason) (a foreign key); nothing was written")
     }
     let dangling = try danglingListEntries(in: entry.changes, db)
     if !dangling.isEmpty {

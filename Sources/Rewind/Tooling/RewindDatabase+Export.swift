@@ -143,6 +143,8 @@ extension RewindDatabase {
       let payload = #"{"rows":\#(target.tables.values.map(\.count).reduce(0, +))}"#
       do {
         return try history.replaceState(current, with: target, kind: .import, payload: payload, db)
+      } catch let error as RewindError where error.code == .relationViolation {
+        throw RewindError(.invalidImport, "the imported state breaks a relation: \(error.message)")
       } catch let error as DatabaseError {
         throw RewindError(.invalidImport, "the imported state does not fit the database's tables", underlying: error)
       }
