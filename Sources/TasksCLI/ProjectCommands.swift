@@ -37,8 +37,5 @@ struct ProjectSelect: ActionCommand {
 
 /// A project id that must exist; the error names the ids there are.
 func existingProject(_ id: Int64, in state: TasksState) throws -> Int64 {
-  guard !state.projects.contains(id: id) else { return id }
-  let ids = state.projects.ids.sorted()
-  let known = ids.isEmpty ? "there are no projects" : "the ids are \(ids.map(String.init).joined(separator: ", "))"
-  throw CLIError("No project with id \(id): \(known).")
+  try existing(id, in: state.projects, kind: "project")
 }

@@ -93,15 +93,20 @@ extension ActionCommand {
 
 /// A task id that must exist; the error names the ids there are.
 func existing(_ id: Int64, in state: TasksState) throws -> Int64 {
-  guard !state.tasks.contains(id: id) else { return id }
-  let ids = state.tasks.ids.sorted()
+  try existing(id, in: state.tasks, kind: "task")
+}
+
+/// An id that must be in `table`; the error names the ids there are (the first ten).
+func existing<E: Entity>(_ id: Int64, in table: EntityTable<E>, kind: String) throws -> Int64 where E.ID == Int64 {
+  guard !table.contains(id: id) else { return id }
+  let ids = table.ids.sorted()
   let known =
     switch ids.count {
-    case 0: "there are no tasks"
+    case 0: "there are no \(kind)s"
     case 1...10: "the ids are \(ids.map(String.init).joined(separator: ", "))"
     default: "the ids are \(ids.prefix(10).map(String.init).joined(separator: ", ")) and \(ids.count - 10) more"
     }
-  throw CLIError("No task with id \(id): \(known).")
+  throw CLIError("No \(kind) with id \(id): \(known).")
 }
 
 /// A command that could not do its work; ArgumentParser prints it on stderr and exits 1.

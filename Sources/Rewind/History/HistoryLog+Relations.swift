@@ -91,14 +91,8 @@ extension HistoryLog {
       for key in tables.relations.referring.values.joined() where key.child == change.table {
         let values = key.columns.map { row[$0.child] ?? .null }
         guard !values.contains(.null) else { continue }
-        let sql = """
-          SELECT 1 FROM \(key.parent.quotedDatabaseIdentifier) WHERE \
-          \(key.columns.map { "\($0.parent.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
-          """
-        guard try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) == nil else {
-          continue
-        }
         let parentRow = Dictionary(uniqueKeysWithValues: zip(key.columns.map(\.parent), values))
+        guard try currentRow(table: key.parent, key: parentRow, db) == nil else { continue }
         // A UUID written in another form than the parent's key names no row.
         let hint =
           values.contains { value in
@@ -124,33 +118,29 @@ extension DatabaseValue.Storage {
   }
 }
 
-/// An entry's row changes, one per row, with the rows the engine's cascades add merged in:
-/// a row both changed and cascaded keeps its first `before` and takes the cascade's `after`.
+/// An entry's row changes, one per row, with the rows the engine's cascades add merged in as
+/// ``NetChanges`` merges: a row both changed and cascaded keeps its first `before` and takes
+/// the cascade's `after`.
 struct RowWritePlan {
-  private struct RowID: Hashable {
-    var table: String
-    var key: [String: DatabaseValue]
-  }
+  private typealias RowID = NetChanges.RowID
 
   private let catalog: TableCatalog
-  private var order: [RowID] = []
-  private var changes: [RowID: RowChange] = [:]
+  private var net = NetChanges()
   private var cascadedRows: [RowID] = []
   private var isCascaded: Set<RowID> = []
 
   init(_ changes: [RowChange], catalog: TableCatalog) {
     self.catalog = catalog
-    for change in changes { set(change) }
+    for change in changes { net.add(change) }
   }
 
   /// The final changes of the rows the cascades touched.
-  var cascaded: [RowChange] { cascadedRows.map { changes[$0]! } }
+  var cascaded: [RowChange] { cascadedRows.map { net[$0]! } }
 
   /// The inserts and updates, parents first, or the deletes, children first (list entries
   /// and view state before any entity), each kind in the order it came.
   func ordered(deletes: Bool) -> [RowChange] {
-    let selected = order.enumerated().compactMap { index, id -> (Int, Int, RowChange)? in
-      let change = changes[id]!
+    let selected = net.changes.enumerated().compactMap { index, change -> (Int, Int, RowChange)? in
       guard (change.after == nil) == deletes else { return nil }
       // Entities by depth; the engine's tables name entities without a foreign key, so
       // their rows are written after entities appear and deleted before they go.
@@ -159,6 +149,9 @@ struct RowWritePlan {
     }
     return selected.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
   }
+
+  /// Whether this entry already deletes the row `id`.
+  private func deletes(_ id: RowID) -> Bool { net[id].map { $0.after == nil } ?? false }
 
   /// Carries out what deleting `change`'s row does to the rows that refer to it, as the
   /// database holds them now (this entry's inserts and updates written): returns the
@@ -179,19 +172,19 @@ struct RowWritePlan {
       for child in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) {
         let image = StateRows.image(of: child, in: key.child)
         let id = RowID(table: key.child, key: image.filter { catalog.keyColumns(of: key.child).contains($0.key) })
-        if let planned = changes[id], planned.after == nil { continue }
+        if self.deletes(id) { continue }
         switch key.onDelete {
         case .cascade:
-          _ = cascade(id, current: image, to: nil)
+          cascade(id, current: image, to: nil)
           // The row as the database holds it now: a row this entry inserted has no `before`,
           // yet its own children must go too (or SQLite deletes them, unlogged).
           deletes.append(RowChange(table: id.table, key: id.key, before: image, after: nil))
         case .setNull:
           // Another reference of the same row to the same parent may have been cleared just
           // before (not yet written): clear this one on top of it, not on the database's row.
-          var cleared = isCascaded.contains(id) ? changes[id]!.after ?? image : image
+          var cleared = isCascaded.contains(id) ? net[id]!.after ?? image : image
           for (column, _) in key.columns { cleared[column] = .null }
-          _ = cascade(id, current: image, to: cleared)
+          cascade(id, current: image, to: cleared)
           updates.append(RowChange(table: id.table, key: id.key, before: image, after: cleared))
         case .refuse:
           throw RewindError(
@@ -218,7 +211,7 @@ struct RowWritePlan {
         let image = StateRows.image(of: entry, in: EngineTable.listEntries.name)
         let entryID = RowID(
           table: EngineTable.listEntries.name, key: image.filter { $0.key == "list" || $0.key == "id" })
-        if let planned = changes[entryID], planned.after == nil { continue }
+        if self.deletes(entryID) { continue }
         deletes.append(cascade(entryID, current: image, to: nil))
       }
     }
@@ -226,25 +219,12 @@ struct RowWritePlan {
   }
 
   /// Records that a cascade makes the row `id` (holding `current` in the database) `after`.
+  @discardableResult
   private mutating func cascade(_ id: RowID, current: [String: DatabaseValue], to after: [String: DatabaseValue]?)
     -> RowChange
   {
-    if changes[id] == nil {
-      set(RowChange(table: id.table, key: id.key, before: current, after: after))
-    } else {
-      changes[id]!.after = after
-    }
+    net.add(RowChange(table: id.table, key: id.key, before: current, after: after))
     if isCascaded.insert(id).inserted { cascadedRows.append(id) }
-    return changes[id]!
-  }
-
-  private mutating func set(_ change: RowChange) {
-    let id = RowID(table: change.table, key: change.key)
-    if changes[id] != nil {
-      changes[id]!.after = change.after
-    } else {
-      order.append(id)
-      changes[id] = change
-    }
+    return net[id]!
   }
 }

@@ -547,12 +547,16 @@ struct HistoryLog {
 /// Row changes merged per row, in the order rows were first touched: the first before and the
 /// last after of each.
 struct NetChanges {
-  private struct RowID: Hashable {
+  /// A row: its table and key.
+  struct RowID: Hashable {
     var table: String
     var key: [String: DatabaseValue]
   }
   private var index: [RowID: Int] = [:]
   private(set) var changes: [RowChange] = []
+
+  /// The merged change of the row `id`, if any change touched it.
+  subscript(id: RowID) -> RowChange? { index[id].map { changes[$0] } }
 
   mutating func add(_ change: RowChange) {
     let id = RowID(table: change.table, key: change.key)

@@ -87,20 +87,20 @@ final class Repository<State: PersistentState> {
           // creates what is missing.
           if !isNew { try AppMigrator.migrate(db, schema: schema, history: &history, path: name) }
           try schema.setUp(db, initial: initialState)
+          // A new file is created at the latest app schema: its migrations are recorded as done.
+          if isNew { try AppMigrator.recordAsCreated(schema.migrations, db) }
           try history.reload(db)
-          // In a file shared with the app's own tables, Rewind's must start empty: rows the log
-          // does not hold could never be undone, restored or verified.
-          for table in history.tables.entityTables where isNew {
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.quotedDatabaseIdentifier) LIMIT 1") == true {
-              throw RewindError(
-                .schemaMismatch,
-                "\(name): table \(table) exists already, with rows Rewind's log does not hold; let Rewind create its entity tables (name the app's own tables differently)"
-              )
-            }
-          }
           if isNew {
-            try AppMigrator.recordAsCreated(schema.migrations, db)
-            try history.reload(db)
+            // In a file shared with the app's own tables, Rewind's must start empty: rows the
+            // log does not hold could never be undone, restored or verified.
+            for table in history.tables.entityTables {
+              if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.quotedDatabaseIdentifier) LIMIT 1") == true {
+                throw RewindError(
+                  .schemaMismatch,
+                  "\(name): table \(table) exists already, with rows Rewind's log does not hold; let Rewind create its entity tables (name the app's own tables differently)"
+                )
+              }
+            }
             try db.execute(sql: "INSERT INTO rewind_meta (key, value) VALUES ('format', 'rewind')")
             let rows = try schema.rows(of: initialState)
             if !rows.isEmpty {
