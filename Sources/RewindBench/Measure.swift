@@ -17,6 +17,7 @@ struct Samples {
 
   var median: Double { percentile(0.5) }
   var p99: Double { percentile(0.99) }
+  var slowest: Double { values.max() ?? .nan }
   var perSecond: Double { values.isEmpty ? 0 : Double(values.count) / (values.reduce(0, +) / 1_000_000) }
 
   func percentile(_ p: Double) -> Double {

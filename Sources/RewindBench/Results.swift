@@ -1,5 +1,13 @@
 import Foundation
 
+/// Restore and export of one seq, in milliseconds.
+struct SeqTimes {
+  var seq: Int64
+  var back: Int64
+  var restoreMs: Double
+  var exportMs: Double
+}
+
 /// Everything measured, with the ratios the targets are about.
 struct Results {
   var mode = ""
@@ -8,102 +16,149 @@ struct Results {
   var floor: [String: Samples] = [:]
   var engineWithoutPersistence: [String: Samples] = [:]
   var naive: [String: Samples] = [:]
+  var createMs: [String: Double] = [:]
+  var snapshotsDuringRun: [String: Int] = [:]
+  var rowsCompared: [String: Int] = [:]
   var undo: [String: Samples] = [:]
   var redo: [String: Samples] = [:]
-  var openEngineMs = 0.0
-  var openRawMs = 0.0
+  var openEngineMs: [String: Double] = [:]
+  var openRawMs: [String: Double] = [:]
+  var seqMs: [String: SeqTimes] = [:]
+  var exportCurrentMs: [String: Double] = [:]
   var exportMs: [String: Double] = [:]
   var restoreMs: [String: Double] = [:]
   var restoreSetup = ""
+  var verifyUsPerEntry = Double.nan
   var bytesPerAction = 0.0
+  var fileLayout: FileLayout?
   var peakRSSMiB = 0.0
 
-  static let sizes = ["100", "10000", "100000"]
+  static let sizes = ["100", "10000", "100000", "1000000"]
 
   private func f(_ value: Double, _ digits: Int = 1) -> String {
-    value.isNaN ? "-" : String(format: "%.\(digits)f", value)
+    value.isNaN || value.isInfinite ? "-" : String(format: "%.\(digits)f", value)
   }
+
+  private func column(_ text: String, _ width: Int) -> String {
+    text.padding(toLength: width, withPad: " ", startingAt: 0)
+  }
+
+  private func mib(_ bytes: Int64) -> String { f(Double(bytes) / 1_048_576) + " MiB" }
 
   func table() -> String {
     var lines: [String] = []
     lines.append("rewind-bench (\(mode)) on \(machine)")
     lines.append("")
-    lines.append("Dispatch, microseconds per action (median / p99), one transaction per action")
     lines.append(
-      "tasks    | engine         | floor          | engine/floor | no persistence | naive        | naive/engine")
+      "Send, microseconds (median / p99 / slowest), one transaction per action, snapshots due during the run")
+    lines.append(
+      "tasks    | engine                  | floor                  | engine/floor median, p99 | slowest/median | no persistence | naive"
+    )
     for size in Self.sizes {
       guard let engine = engine[size], let floor = floor[size] else { continue }
-      let naive = self.naive[size]
       lines.append(
         [
-          size.padding(toLength: 8, withPad: " ", startingAt: 0),
-          "\(f(engine.median)) / \(f(engine.p99))".padding(toLength: 14, withPad: " ", startingAt: 0),
-          "\(f(floor.median)) / \(f(floor.p99))".padding(toLength: 14, withPad: " ", startingAt: 0),
-          f(engine.median / floor.median, 2).padding(toLength: 12, withPad: " ", startingAt: 0),
-          f(engineWithoutPersistence[size]?.median ?? .nan, 2).padding(toLength: 14, withPad: " ", startingAt: 0),
-          (naive.map { f($0.median) } ?? "-").padding(toLength: 12, withPad: " ", startingAt: 0),
-          naive.map { f($0.median / engine.median, 0) } ?? "-",
+          column(size, 8),
+          column("\(f(engine.median)) / \(f(engine.p99)) / \(f(engine.slowest, 0))", 23),
+          column("\(f(floor.median)) / \(f(floor.p99)) / \(f(floor.slowest, 0))", 22),
+          column("\(f(engine.median / floor.median, 2)), \(f(engine.p99 / floor.p99, 2))", 24),
+          column(f(engine.slowest / engine.median, 0), 14),
+          column(f(engineWithoutPersistence[size]?.median ?? .nan, 2), 14),
+          naive[size].map { f($0.median) } ?? "-",
         ].joined(separator: " | "))
     }
-    if let small = engine["100"], let large = engine["100000"] {
+    let measured = Self.sizes.filter { engine[$0] != nil }
+    if let first = measured.first, let last = measured.last, let small = engine[first], let large = engine[last] {
       lines.append(
-        "engine actions/s: "
-          + Self.sizes.compactMap { s in engine[s].map { "\(s): \(f($0.perSecond, 0))" } }.joined(separator: ", "))
-      lines.append(
-        "engine cost at 100000 / at 100: \(f(large.median / small.median, 2))"
-          + (floor["100"].flatMap { small in floor["100000"].map { " (the floor's: \(f($0.median / small.median, 2)))" }
-          } ?? ""))
+        "engine cost at \(last) / at \(first): \(f(large.median / small.median, 2))"
+          + (floor[first].flatMap { small in floor[last].map { " (the floor's: \(f($0.median / small.median, 2)))" } }
+            ?? ""))
     }
+    lines.append(
+      "automatic snapshots taken during the run: "
+        + measured.map { "\($0): \(snapshotsDuringRun[$0] ?? 0)" }.joined(separator: ", "))
+    lines.append(
+      "engine and floor files compared byte for byte (rows): "
+        + measured.map { "\($0): \(rowsCompared[$0] ?? 0)" }.joined(separator: ", ") + ", all identical")
+    lines.append(
+      "creating the file, ms: " + measured.map { "\($0): \(f(createMs[$0] ?? .nan, 0))" }.joined(separator: ", "))
     lines.append("")
     lines.append("Undo and redo, microseconds (median / p99)")
-    for length in undo.keys.sorted(by: { Int($0)! < Int($1)! }) {
+    let lengths = undo.keys.sorted(by: { Int($0)! < Int($1)! })
+    for length in lengths {
       lines.append(
         "  log \(length): undo \(f(undo[length]!.median)) / \(f(undo[length]!.p99)), redo \(f(redo[length]!.median)) / \(f(redo[length]!.p99))"
       )
     }
-    let lengths = undo.keys.sorted(by: { Int($0)! < Int($1)! })
     if let first = lengths.first, let last = lengths.last, let dispatch = engine["100"] {
       lines.append(
-        "  undo at largest log / smallest: \(f(undo[last]!.median / undo[first]!.median, 2)); undo / one dispatch (100 tasks): \(f(undo[last]!.median / dispatch.median, 2))"
+        "  undo at largest log / smallest: \(f(undo[last]!.median / undo[first]!.median, 2)); undo / one send (100 tasks): \(f(undo[last]!.median / dispatch.median, 2))"
       )
     }
     lines.append("")
-    lines.append(
-      "Open 100000 tasks with a long log, ms: engine \(f(openEngineMs)), raw read \(f(openRawMs)), ratio \(f(openEngineMs / openRawMs, 2))"
-    )
+    lines.append("Open, ms (engine / raw read of the same tables)")
+    for size in Self.sizes where openEngineMs[size] != nil {
+      lines.append(
+        "  \(size) tasks: \(f(openEngineMs[size]!)) / \(f(openRawMs[size]!)), ratio \(f(openEngineMs[size]! / openRawMs[size]!, 2))"
+      )
+    }
+    lines.append("Restore / export at a seq, ms (on the dispatch files; export of the current state for comparison)")
+    for size in Self.sizes {
+      for name in ["near", "far"] {
+        guard let times = seqMs["\(size)/\(name)"] else { continue }
+        lines.append(
+          "  \(size) tasks, \(name) (\(times.back) entries back): restore \(f(times.restoreMs)), export \(f(times.exportMs)) (current: \(f(exportCurrentMs[size] ?? .nan)))"
+        )
+      }
+    }
     lines.append("Restore / export to a far seq (\(restoreSetup)), ms:")
     for key in ["with_snapshots", "without_snapshots"] {
       lines.append(
         "  \(key.replacingOccurrences(of: "_", with: " ")): restore \(f(restoreMs[key] ?? .nan)), export \(f(exportMs[key] ?? .nan))"
       )
     }
-    lines.append("Database bytes per action (10000 tasks): \(f(bytesPerAction, 0))")
-    lines.append("Peak resident memory with every dispatch database open (100 to 100000 tasks): \(f(peakRSSMiB)) MiB")
+    lines.append("Verify, microseconds per log entry (same file): \(f(verifyUsPerEntry, 2))")
+    lines.append("Database bytes per action (10000 tasks, snapshots excluded): \(f(bytesPerAction, 0))")
+    if let layout = fileLayout, let size = measured.last {
+      lines.append(
+        "File at \(size) tasks: \(mib(layout.fileBytes)); tables \(mib(layout.tableBytes)), log \(mib(layout.logBytes)) (of which the initialize entry \(mib(layout.initialEntryBytes))), snapshots \(mib(layout.snapshotBytes)); file / (tables + log): \(f(Double(layout.fileBytes) / Double(layout.tableBytes + layout.logBytes), 2))"
+      )
+    }
+    lines.append("Peak resident memory with every dispatch database open: \(f(peakRSSMiB)) MiB")
     return lines.joined(separator: "\n")
   }
 
   func json() -> String {
-    func medians(_ samples: [String: Samples]) -> [String: Double] {
-      samples.mapValues { ($0.median * 100).rounded() / 100 }
+    func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+    func stats(_ samples: [String: Samples]) -> [String: [String: Double]] {
+      samples.mapValues { ["median": rounded($0.median), "p99": rounded($0.p99), "slowest": rounded($0.slowest)] }
     }
-    func p99s(_ samples: [String: Samples]) -> [String: Double] { samples.mapValues { ($0.p99 * 100).rounded() / 100 } }
-    let object: [String: Any] = [
+    var object: [String: Any] = [
       "mode": mode,
       "machine": machine,
-      "engine_us_per_action": medians(engine),
-      "floor_us_per_action": medians(floor),
-      "naive_us_per_action": medians(naive),
-      "engine_without_persistence_us_per_action": medians(engineWithoutPersistence),
-      "p99": ["engine": p99s(engine), "floor": p99s(floor), "undo": p99s(undo)],
-      "actions_per_second": engine.mapValues { $0.perSecond.rounded() },
-      "undo_us": medians(undo),
-      "redo_us": medians(redo),
+      "engine_us": stats(engine),
+      "floor_us": stats(floor),
+      "naive_us": stats(naive),
+      "engine_without_persistence_us": stats(engineWithoutPersistence),
+      "undo_us": stats(undo),
+      "redo_us": stats(redo),
       "open_ms": ["engine": openEngineMs, "raw": openRawMs],
-      "restore_ms": restoreMs,
-      "export_ms": exportMs,
+      "seq_ms": seqMs.mapValues { ["seq": Double($0.seq), "restore": $0.restoreMs, "export": $0.exportMs] },
+      "export_current_ms": exportCurrentMs,
+      "far_restore_ms": restoreMs,
+      "far_export_ms": exportMs,
+      "verify_us_per_entry": rounded(verifyUsPerEntry.isNaN ? -1 : verifyUsPerEntry),
       "bytes_per_action": bytesPerAction.rounded(),
       "peak_rss_mb": (peakRSSMiB * 10).rounded() / 10,
+      "rows_compared": rowsCompared,
+      "snapshots_during_run": snapshotsDuringRun,
     ]
+    if let layout = fileLayout {
+      object["file_bytes"] = [
+        "file": layout.fileBytes, "tables": layout.tableBytes, "log": layout.logBytes,
+        "snapshots": layout.snapshotBytes, "initialize_entry": layout.initialEntryBytes,
+      ]
+    }
     let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     return String(decoding: data, as: UTF8.self)
   }

@@ -20,10 +20,31 @@ struct RewindBench: ParsableCommand {
     help: ArgumentHelp(
       "Run one workload only, for profiling: dispatch, undo, open, restore or naive.", visibility: .hidden))
   var only: String?
-  @Option(help: ArgumentHelp("Run dispatch at this task count only, for profiling.", visibility: .hidden))
+  @Option(help: ArgumentHelp("Run dispatch (or --instructions) at this task count only.", visibility: .hidden))
   var size: Int?
+  @Flag(
+    help:
+      "Count instructions per send for the engine and the floor under valgrind's callgrind (needs valgrind; about 10 minutes)."
+  )
+  var instructions = false
+  @Option(help: ArgumentHelp("Internal: the process callgrind runs.", visibility: .private)) var callgrindChild: String?
+  @Option(help: ArgumentHelp("Internal.", visibility: .private)) var path: String?
+  @Option(help: ArgumentHelp("Internal.", visibility: .private)) var enginePath: String?
 
   func run() throws {
+    if let callgrindChild {
+      try MainActor.assumeIsolated {
+        try InstructionCount.child(callgrindChild, path: path ?? "", enginePath: enginePath, size: size)
+      }
+      return
+    }
+    if instructions {
+      try MainActor.assumeIsolated {
+        var count = InstructionCount(sizes: size.map { [$0] } ?? [100, 10_000, 100_000])
+        print(try count.run())
+      }
+      return
+    }
     note("rewind-bench (\(quick ? "quick" : "full")) starting")
     try MainActor.assumeIsolated {
       var bench = Benchmark(quick: quick)
@@ -42,7 +63,9 @@ struct Benchmark {
   var onlySize: Int?
   var results = Results()
 
-  var dispatchSizes: [Int] { onlySize.map { [$0] } ?? [100, 10_000, 100_000] }
+  var dispatchSizes: [Int] {
+    onlySize.map { [$0] } ?? (quick ? [100, 10_000, 100_000] : [100, 10_000, 100_000, 1_000_000])
+  }
   var dispatchActions: Int { quick ? 1_200 : 6_000 }
   var undoLogLengths: [Int] { quick ? [1_000, 100_000] : [1_000, 1_000_000] }
 
@@ -56,9 +79,8 @@ struct Benchmark {
     func runs(_ name: String) -> Bool { only == nil || only == name }
     if runs("dispatch") { try dispatch() }
     if runs("undo") { try undo() }
-    if runs("open") { try open() }
     if runs("restore") { try restoreAndExport() }
-    if runs("naive") { for size in dispatchSizes { try naive(taskCount: size) } }
+    if runs("naive") { for size in dispatchSizes where size <= 100_000 { try naive(taskCount: size) } }
   }
 
   // MARK: - Dispatch: engine, floor, engine without persistence
@@ -70,16 +92,21 @@ struct Benchmark {
     let floorPath: String
     let sizeBefore: Int64
     var store: TasksStore?
+    var engineFile: DatabaseQueue?
     var floor: Floor?
-    var engineWorkload: Workload
-    var floorWorkload: Workload
+    var workload: Workload
     var engine = Samples()
     var floorSamples = Samples()
   }
 
+  /// Entries between the engine's automatic snapshots during the dispatch run: two fall due at
+  /// every size, so the slowest send shows whether one stalls `send`.
+  var snapshotSpacing: Int64 { Int64(dispatchActions * 2 / 5) }
+
   /// The engine and the floor at every size, measured in alternating blocks across all of
   /// them, so that whatever else the machine does falls on every size and both designs alike
-  /// (on this shared machine, speed drifts by up to 2x between minutes).
+  /// (on this shared machine, speed drifts by up to 2x between minutes). The floor replays
+  /// each block's entries right after the engine wrote them; both files are compared at the end.
   mutating func dispatch() throws {
     var runs: [DispatchRun] = []
     defer {
@@ -89,19 +116,25 @@ struct Benchmark {
       }
     }
     for taskCount in dispatchSizes {
-      note("dispatch, \(taskCount) tasks: creating the databases")
-      let initial = Workload.state(taskCount: taskCount)
+      note("dispatch, \(taskCount) tasks: creating the database")
       let enginePath = temporaryDatabase("engine-\(taskCount)")
       let floorPath = temporaryDatabase("floor-\(taskCount)")
-      // Create both and close them (which checkpoints the WAL into the file) before measuring
-      // the engine's file size; then reopen for the actions.
-      _ = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
-      _ = try TasksStore(path: floorPath, initialState: initial, reducer: TasksReducer())
+      var created = Samples()
+      try created.time {
+        // Closing checkpoints the WAL into the file, so the floor starts from a copy of it.
+        _ = try TasksStore(
+          path: enginePath, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
+      }
+      results.createMs[String(taskCount)] = created.median / 1_000
+      try FileManager.default.copyItem(atPath: enginePath, toPath: floorPath)
       var run = DispatchRun(
         taskCount: taskCount, enginePath: enginePath, floorPath: floorPath, sizeBefore: fileSize(enginePath),
-        engineWorkload: Workload(taskCount: taskCount), floorWorkload: Workload(taskCount: taskCount))
-      run.store = try TasksStore(path: enginePath, initialState: initial, reducer: TasksReducer())
-      run.floor = try Floor(path: floorPath, state: initial)
+        workload: Workload(taskCount: taskCount))
+      let store = try TasksStore(path: enginePath, initialState: TasksState(), reducer: TasksReducer())
+      store.automaticSnapshotSpacing = snapshotSpacing
+      run.store = store
+      run.engineFile = try DatabaseQueue(path: enginePath)
+      run.floor = try Floor(path: floorPath)
       runs.append(run)
     }
     note("dispatch: \(dispatchActions) actions per size, engine and floor, in alternating blocks")
@@ -111,13 +144,14 @@ struct Benchmark {
         var run = runs[index]
         let store = run.store!
         let floor = run.floor!
+        let seqBefore = store.lastSeq
         for action in start..<min(start + block, dispatchActions) {
-          let next = run.engineWorkload.action(action)
+          let next = run.workload.action(action)
           try run.engine.time { try store.send(next) }
         }
-        for action in start..<min(start + block, dispatchActions) {
-          let next = run.floorWorkload.action(action)
-          try run.floorSamples.time { try floor.perform(next) }
+        let entries = try run.engineFile!.read { db in try EngineStatement.entries(after: seqBefore, in: db) }
+        for entry in entries {
+          try run.floorSamples.time { try floor.perform(entry) }
         }
         runs[index] = run
       }
@@ -125,13 +159,33 @@ struct Benchmark {
     results.peakRSSMiB = peakResidentMiB()
     for index in runs.indices {
       let key = String(runs[index].taskCount)
+      runs[index].store!.waitForSnapshots()
       results.engine[key] = runs[index].engine
       results.floor[key] = runs[index].floorSamples
+      results.snapshotsDuringRun[key] = try runs[index].engineFile!.read { db in
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots WHERE kind = 'automatic'") ?? 0
+      }
       runs[index].store = nil  // closing checkpoints the WAL into the file
       runs[index].floor = nil
+      let path = runs[index].enginePath
+      let snapshotBytes = try runs[index].engineFile!.read { db in
+        try Int64.fetchOne(db, sql: "SELECT total(length(rows)) FROM snapshots") ?? 0
+      }
+      // The last connection to close checkpoints the WAL into the file and removes it.
+      runs[index].engineFile = nil
       if runs[index].taskCount == 10_000 {
+        // The log's growth: the file's, less the snapshots taken during the run.
         results.bytesPerAction =
-          Double(fileSize(runs[index].enginePath) - runs[index].sizeBefore) / Double(dispatchActions)
+          Double(fileSize(path) - runs[index].sizeBefore - snapshotBytes) / Double(dispatchActions)
+      }
+      note("dispatch, \(key) tasks: comparing the engine's file with the floor's")
+      results.rowsCompared[key] = try Floor.compare(path, runs[index].floorPath)
+      if runs[index].taskCount >= 100_000 {
+        try open(path: path, key: key)
+        try nearAndFar(path: path, key: key, firstSeq: 2)
+      }
+      if runs[index].taskCount == dispatchSizes.last {
+        results.fileLayout = try FileLayout(path: path)
       }
     }
 
@@ -148,6 +202,47 @@ struct Benchmark {
       }
       results.engineWithoutPersistence[String(taskCount)] = samples
     }
+  }
+
+  // MARK: - Open, and restore and export near and far, on a dispatch file
+
+  /// Opening the file with the engine against reading the same tables raw, alternately.
+  mutating func open(path: String, key: String) throws {
+    note("open, \(key) tasks: engine against the raw read")
+    var engine = Samples()
+    var raw = Samples()
+    for _ in 0..<3 {
+      try engine.time { _ = try TasksStore.tasks(path: path).state.tasks.count }
+      _ = try raw.time { try Floor.readTables(path: path) }
+    }
+    results.openEngineMs[key] = engine.median / 1_000
+    results.openRawMs[key] = raw.median / 1_000
+  }
+
+  /// Restore and export of a seq 10 entries back and of one near the start of the run, on
+  /// copies of the file (each restore is measured on a fresh copy).
+  mutating func nearAndFar(path: String, key: String, firstSeq: Int64) throws {
+    note("restore and export near and far, \(key) tasks")
+    let last = try DatabaseQueue(path: path).read { db in
+      try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
+    }
+    for (name, target) in [("near", last - 10), ("far", firstSeq + 100)] {
+      let copy = temporaryDatabase("restore-\(key)")
+      defer { removeDatabase(copy) }
+      try FileManager.default.copyItem(atPath: path, toPath: copy)
+      let database = try RewindDatabase(path: copy)
+      var export = Samples()
+      _ = try export.time { try database.export(at: target) }
+      var restoring = Samples()
+      try restoring.time { _ = try database.restore(to: target) }
+      results.seqMs["\(key)/\(name)"] = SeqTimes(
+        seq: target, back: last - target, restoreMs: restoring.median / 1_000, exportMs: export.median / 1_000)
+    }
+    // The export of the current state: what any export costs, the floor for one at a seq.
+    let database = try RewindDatabase(path: path)
+    var current = Samples()
+    _ = try current.time { try database.export() }
+    results.exportCurrentMs[key] = current.median / 1_000
   }
 
   // MARK: - Naive: the whole state as JSON on every action
@@ -238,24 +333,6 @@ struct Benchmark {
     return path
   }
 
-  // MARK: - Open: the engine against reading the same tables raw
-
-  mutating func open() throws {
-    let taskCount = 100_000
-    let logLength = quick ? 5_000 : 50_000
-    note("open: \(taskCount) tasks and \(logLength) more log entries")
-    let path = try makeHistory("open", taskCount: taskCount, logLength: logLength)
-    defer { removeDatabase(path) }
-    var engine = Samples()
-    var raw = Samples()
-    for _ in 0..<5 {
-      try engine.time { _ = try TasksStore.tasks(path: path).state.tasks.count }
-      _ = try raw.time { try Floor.readTables(path: path) }
-    }
-    results.openEngineMs = engine.median / 1_000
-    results.openRawMs = raw.median / 1_000
-  }
-
   // MARK: - Restore and export to a far seq
 
   mutating func restoreAndExport() throws {
@@ -283,6 +360,45 @@ struct Benchmark {
       results.exportMs[key] = export.median / 1_000
       results.restoreMs[key] = restore.median / 1_000
     }
+    note("verify: \(logLength) entries")
+    var verify = Samples()
+    let report = try verify.time { try RewindDatabase(path: path).verify() }
+    guard report.problems.isEmpty else { throw FloorError("verify found problems: \(report.problems)") }
+    results.verifyUsPerEntry = verify.median / Double(report.entriesReplayed)
     results.restoreSetup = "\(taskCount) tasks, \(logLength) entries, to seq \(target)"
+  }
+}
+
+/// Where a database file's bytes are: the state tables and their indexes, the log, snapshots.
+struct FileLayout {
+  var fileBytes: Int64 = 0
+  var tableBytes: Int64 = 0
+  var logBytes: Int64 = 0
+  var snapshotBytes: Int64 = 0
+  /// The `initialize` entry's row changes: the initial state, once more, in the log.
+  var initialEntryBytes: Int64 = 0
+
+  init(path: String) throws {
+    fileBytes = fileSize(path)
+    try DatabaseQueue(path: path).read { db in
+      let pages = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT coalesce(m.tbl_name, s.name) AS owner, sum(s.pgsize) AS bytes
+          FROM dbstat AS s LEFT JOIN sqlite_master AS m ON m.name = s.name GROUP BY owner
+          """)
+      for page in pages {
+        let owner: String = page["owner"]
+        let bytes: Int64 = page["bytes"]
+        switch owner {
+        case "action_log", "undo_steps": logBytes += bytes
+        case "snapshots": snapshotBytes += bytes
+        case "tasks", "projects", "list_entries", "view_state": tableBytes += bytes
+        default: break
+        }
+      }
+      initialEntryBytes =
+        try Int64.fetchOne(db, sql: "SELECT total(length(changes)) FROM action_log WHERE kind = 'initialize'") ?? 0
+    }
   }
 }

@@ -68,7 +68,12 @@ extension StoreCommand {
   func run() async throws {
     // The store lives on the main actor; ArgumentParser runs commands elsewhere.
     let readOnly = Self.onlyReads && !RewindDatabase.canWrite(root.databasePath)
-    let output = try await Task { @MainActor in try run(on: try root.openStore(readOnly: readOnly)) }.value
+    let output = try await Task { @MainActor in
+      let store = try root.openStore(readOnly: readOnly)
+      // The process ends next: let an automatic snapshot the command started be stored.
+      defer { store.waitForSnapshots() }
+      return try run(on: store)
+    }.value
     print(output)
   }
 }

@@ -41,6 +41,8 @@ struct RewindDatabaseTests {
       case 2: try store.send(.move(id: Int64(index / 4 + 1), to: 0))
       default: try store.send(.scroll(Double(index)))
       }
+      // Snapshots are taken in the background: waiting after each send keeps their seqs exact.
+      store.waitForSnapshots()
     }
     let database = try RewindDatabase(path: path)
     let automatic = try database.snapshots().filter { $0.kind == "automatic" }

@@ -30,19 +30,7 @@ struct RowWriter {
     if let cached = upsertSQL[cacheKey] {
       sql = cached
     } else {
-      let others = columns.filter { !keyColumns.contains($0) }
-      let conflict =
-        others.isEmpty
-        ? "DO NOTHING"
-        : "DO UPDATE SET "
-          + others.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
-          .joined(separator: ", ")
-      sql = """
-        INSERT INTO \(table.quotedDatabaseIdentifier) \
-        (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \
-        VALUES (\(databaseQuestionMarks(count: columns.count))) \
-        ON CONFLICT (\(keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \(conflict)
-        """
+      sql = Self.upsertSQL(table: table, columns: columns, keyColumns: keyColumns)
       upsertSQL[cacheKey] = sql
     }
     let statement = try db.cachedStatement(sql: sql)
@@ -72,13 +60,36 @@ struct RowWriter {
     if let cached = deleteSQL[cacheKey] {
       sql = cached
     } else {
-      sql = """
-        DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \
-        \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
-        """
+      sql = Self.deleteSQL(table: table, keyColumns: columns)
       deleteSQL[cacheKey] = sql
     }
     let statement = try db.cachedStatement(sql: sql)
     try statement.execute(arguments: StatementArguments(columns.map { key[$0] ?? .null }))
+  }
+
+  /// The statement that writes a row of `table` with `columns` (sorted), inserting it or
+  /// updating the row with the same `keyColumns`.
+  static func upsertSQL(table: String, columns: [String], keyColumns: [String]) -> String {
+    let others = columns.filter { !keyColumns.contains($0) }
+    let conflict =
+      others.isEmpty
+      ? "DO NOTHING"
+      : "DO UPDATE SET "
+        + others.map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+        .joined(separator: ", ")
+    return """
+      INSERT INTO \(table.quotedDatabaseIdentifier) \
+      (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \
+      VALUES (\(databaseQuestionMarks(count: columns.count))) \
+      ON CONFLICT (\(keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) \(conflict)
+      """
+  }
+
+  /// The statement that deletes the row of `table` with the given key columns (sorted).
+  static func deleteSQL(table: String, keyColumns: [String]) -> String {
+    """
+    DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \
+    \(keyColumns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+    """
   }
 }

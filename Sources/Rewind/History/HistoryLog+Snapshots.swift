@@ -123,17 +123,38 @@ extension HistoryLog {
   }
 
   mutating func insertSnapshot(_ rows: StateRows, seq: Int64, kind: String, label: String?, _ db: Database) throws {
-    let count = rows.tables.values.map(\.count).reduce(0, +)
-    let json = rows.json()
+    try insertSnapshot(EncodedSnapshot(rows, seq: seq), kind: kind, label: label, db)
+  }
+
+  /// A snapshot's rows encoded and checksummed, ready to insert: built outside the write
+  /// transaction when a snapshot is taken in the background.
+  struct EncodedSnapshot: Sendable {
+    var seq: Int64
+    var rowCount: Int
+    var json: String
+    var checksum: String
+
+    init(_ rows: StateRows, seq: Int64) {
+      self.seq = seq
+      rowCount = rows.tables.values.map(\.count).reduce(0, +)
+      json = rows.json()
+      checksum = HistoryLog.checksum(json)
+    }
+  }
+
+  mutating func insertSnapshot(_ snapshot: EncodedSnapshot, kind: String, label: String?, _ db: Database) throws {
     // Rows built for an earlier seq were read through the migrations since: say so, or they
     // would be read through them again.
-    let shape = tables.appSchema.shape(ofRowsAt: seq)
+    let shape = tables.appSchema.shape(ofRowsAt: snapshot.seq)
     try db.execute(
       sql: """
         INSERT INTO snapshots (label, seq, kind, row_count, rows, checksum, schema_seq) VALUES (?, ?, ?, ?, ?, ?, ?)
         """,
-      arguments: [label, seq, kind, count, json, Self.checksum(json), shape == seq ? nil : shape])
-    if seq >= lastSnapshotSeq { lastSnapshotSeq = seq }
+      arguments: [
+        label, snapshot.seq, kind, snapshot.rowCount, snapshot.json, snapshot.checksum,
+        shape == snapshot.seq ? nil : shape,
+      ])
+    if snapshot.seq >= lastSnapshotSeq { lastSnapshotSeq = snapshot.seq }
   }
 
   /// The rows of snapshot `id`, refused if they were edited after it was taken.
@@ -176,8 +197,13 @@ extension HistoryLog {
   }
 
   /// Whether the automatic policy wants a snapshot now, for a state of `rows` rows.
-  func wantsAutomaticSnapshot(rows: Int) -> Bool {
-    lastSeq - lastSnapshotSeq >= max(Self.minimumSnapshotSpacing, Int64(rows))
+  ///
+  /// - Parameters:
+  ///   - rows: the rows the state holds.
+  ///   - spacing: the entries between snapshots instead of the policy's, for benchmarks.
+  ///   - taken: the seq of a snapshot taken since this position was read, if any.
+  func wantsAutomaticSnapshot(rows: Int, spacing: Int64? = nil, taken: Int64 = 0) -> Bool {
+    lastSeq - max(lastSnapshotSeq, taken) >= (spacing ?? max(Self.minimumSnapshotSpacing, Int64(rows)))
   }
 
   /// The snapshots, oldest first.

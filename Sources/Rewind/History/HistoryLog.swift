@@ -23,6 +23,8 @@ struct HistoryLog {
   /// The step the last appended entry started or joined.
   private var lastStep: Int64?
   var writer = RowWriter()
+  /// The time bound to each entry.
+  private var clock = LogClock()
   /// The tables and columns the log may name.
   private(set) var tables: TableCatalog
   /// The seq history starts after: 0, or the base snapshot's after a compaction.
@@ -262,18 +264,19 @@ struct HistoryLog {
 
     if entry.kind == .repair { try extendApplication(endingAt: seq - 1, to: seq, db) }
 
-    try db.cachedStatement(
-      sql: """
-        INSERT INTO action_log (seq, kind, action, payload, changes, step, group_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
-        """
-    ).execute(arguments: [
-      seq, entry.kind.rawValue, entry.action, entry.payload, RowChange.json(entry.changes), step,
+    try db.cachedStatement(sql: Self.insertEntrySQL).execute(arguments: [
+      seq, clock.now(), entry.kind.rawValue, entry.action, entry.payload, RowChange.json(entry.changes), step,
       step == nil ? nil : openGroup?.key,
     ])
     lastSeq = seq
     return (seq, cascaded)
   }
+
+  /// The statement that appends a log entry.
+  static let insertEntrySQL = """
+    INSERT INTO action_log (seq, time, kind, action, payload, changes, step, group_key)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    """
 
   // MARK: - Undo and redo
 

@@ -20,6 +20,11 @@ final class Repository<State: PersistentState> {
   let isReadOnly: Bool
   /// The file's path, or `:memory:`, for messages.
   let name: String
+  /// Takes automatic snapshots off the caller's thread; `nil` for in-memory and read-only
+  /// databases (an in-memory one has no second connection; they take them in place).
+  let snapshotWorker: SnapshotWorker?
+  /// Entries between automatic snapshots instead of the policy's, for benchmarks.
+  var snapshotSpacing: Int64?
 
   /// Opens (creating if needed) the database at `path`, or an in-memory one when `path` is nil,
   /// and sets it up in one write transaction: the engine's migrations, the app's tables, and
@@ -47,6 +52,7 @@ final class Repository<State: PersistentState> {
       // grows only as pages are used, so a larger ceiling costs a small database nothing.
       try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
+    snapshotWorker = path.flatMap { readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration) }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
@@ -179,12 +185,19 @@ final class Repository<State: PersistentState> {
     }
   }
 
-  /// Takes an automatic snapshot when the policy wants one. A failure here loses nothing (the
-  /// snapshot only speeds up restores), so it is left for the next commit to retry. The
+  /// Takes an automatic snapshot when the policy wants one: in the background for a file (see
+  /// ``SnapshotWorker``), in place for an in-memory database. A failure here loses nothing (the
+  /// snapshot only speeds up restores), so it is left for a later commit to retry. The
   /// snapshot is read from the tables and labelled with the seq they are at inside its own
   /// transaction, whoever wrote last.
   func takeAutomaticSnapshotIfDue(rows: Int) {
-    guard history.wantsAutomaticSnapshot(rows: rows) else { return }
+    guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing) else { return }
+    if let snapshotWorker {
+      guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing, taken: snapshotWorker.latestSeq)
+      else { return }
+      snapshotWorker.start()
+      return
+    }
     // A snapshot only speeds up later jumps; the action is already committed, so a snapshot
     // that fails (a full disk, a busy file) must not fail its send. The next one is due soon.
     _ = try? database.writeWithoutTransaction { db in

@@ -36,6 +36,7 @@ import Observation
 /// - ``jump(to:timeline:)``
 /// - ``historyStacks(limit:)``
 /// - ``step(movedBy:)``
+/// - ``waitForSnapshots()``
 @MainActor
 public final class Store<State: PersistentState, Action: LoggedAction>: Observable {
   var current: State
@@ -205,6 +206,23 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     if seq != nil { repository.takeAutomaticSnapshotIfDue(rows: repository.schema.rowCount(of: current)) }
     effects.run(effect, dependencies: dependencies)
     return seq
+  }
+
+  /// Blocks until the automatic snapshot being taken in the background, if any, is stored.
+  ///
+  /// Every so many entries (as many as the state has rows, at least 1,000) the store copies the
+  /// state into a snapshot, so that jumps and restores far back stay fast. It does that on a
+  /// connection of its own, off the main actor, while `send` goes on. A short-lived process
+  /// (a command-line tool that sends one action) calls this before it exits, or the snapshot
+  /// is dropped; nothing else is lost either way.
+  public func waitForSnapshots() {
+    repository.snapshotWorker?.wait()
+  }
+
+  /// Entries between automatic snapshots instead of the policy's: for benchmarks.
+  @_spi(Benchmarks) public var automaticSnapshotSpacing: Int64? {
+    get { repository.snapshotSpacing }
+    set { repository.snapshotSpacing = newValue }
   }
 
   /// Reads the state and the history position from the database again, and repairs view

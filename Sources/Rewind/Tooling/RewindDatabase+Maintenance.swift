@@ -106,9 +106,10 @@ extension RewindDatabase {
           return
         }
       }
+      // Only their seqs: each snapshot's rows are read when the replay reaches it, so memory
+      // holds one state and one snapshot at a time, however long the log.
       let snapshots = try Row.fetchAll(
-        db, sql: "SELECT id, label, seq, kind, rows, checksum, schema_seq FROM snapshots WHERE seq > ? ORDER BY seq",
-        arguments: [history.baseSeq])
+        db, sql: "SELECT id, seq FROM snapshots WHERE seq > ? ORDER BY seq", arguments: [history.baseSeq])
       var nextSnapshot = 0
       let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log") ?? 0
       var problemsBefore = report.problems.count
@@ -201,11 +202,16 @@ extension RewindDatabase {
         report.passed.append("tables: \(catalog.tableNames.joined(separator: ", ")) match the replayed log exactly")
       }
 
-      func check(_ snapshot: Row, against rows: StateRows) throws {
+      func check(_ listed: Row, against rows: StateRows) throws {
         let name: String
         let seq: Int64
         let stored: StateRows
         do {
+          guard
+            let snapshot = try Row.fetchOne(
+              db, sql: "SELECT label, seq, kind, rows, checksum, schema_seq FROM snapshots WHERE id = ?",
+              arguments: [listed["id"]])
+          else { return }
           name =
             try (snapshot.checked("label", in: EngineTable.snapshots.name, as: String?.self)).map { "\"\($0)\"" }
             ?? "(\(try snapshot.checked("kind", in: EngineTable.snapshots.name, as: String.self)))"

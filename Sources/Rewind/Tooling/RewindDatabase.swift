@@ -179,7 +179,8 @@ public final class RewindDatabase {
   /// - Returns: the entry's seq, or `nil` when the state already is that one (nothing is
   ///   logged).
   /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log or was compacted away.
-  /// - Complexity: the state's size plus at most half the snapshot spacing of log entries.
+  /// - Complexity: proportional to the entries since `seq` when that is nearer than any
+  ///   snapshot; otherwise the state's size plus at most half the snapshot spacing of entries.
   @discardableResult
   public func restore(to seq: Int64) throws -> Int64? {
     try restore(to: seq, timeline: .all)
@@ -194,14 +195,13 @@ public final class RewindDatabase {
   @discardableResult
   public func restore(to seq: Int64, timeline: Timeline) throws -> Int64? {
     try write { db, history in
-      let current = try StateRows(db, catalog: history.tables)
-      try history.checkReturnable(seq)
-      var target = try history.rows(at: seq, db)
-      for table in target.tables.keys where !timeline.includes(table) {
-        target.tables[table] = current.tables[table]
-      }
+      // Near the head this reads only the entries since `seq`; far from it, the nearest
+      // snapshot and the entries between.
+      let changes = try history.changesJumping(to: seq, timeline: timeline, db)
+      guard !changes.isEmpty else { return nil }
       let payload = timeline == .all ? #"{"to":\#(seq)}"# : #"{"timeline":"\#(timeline.rawValue)","to":\#(seq)}"#
-      return try history.replaceState(current, with: target, kind: .restore, payload: payload, db)
+      return try history.append(
+        LogEntry(kind: .restore, action: "restore", payload: payload, changes: changes, undo: .step(group: nil)), db)
     }
   }
 

@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+@_spi(Benchmarks) import Rewind
+import TasksExample
+
+/// Instructions per send for the engine and the floor, counted by valgrind's callgrind: a
+/// measure that, unlike time, does not drift with what else the machine runs.
+///
+/// For each size the benchmark creates the file natively, then runs itself twice under
+/// `valgrind --tool=callgrind --toggle-collect=…`: once sending the mix through the engine,
+/// once replaying the engine's statements through the floor. Only the functions named in
+/// `--toggle-collect` are counted, so opening the file and warming up are left out.
+@MainActor
+struct InstructionCount {
+  static let warmup = 60
+  static let actions = 600
+
+  let sizes: [Int]
+  /// This program without its debug information, which callgrind runs.
+  var program = ""
+
+  mutating func run() throws -> String {
+    guard FileManager.default.isExecutableFile(atPath: Self.valgrind) else {
+      throw FloorError("--instructions needs valgrind at \(Self.valgrind) (Debian: apt-get install valgrind)")
+    }
+    // valgrind 3.19 cannot read the DWARF 5 debug information Swift emits: run a copy without
+    // it (the symbol table, which `--toggle-collect` matches, stays).
+    let program = temporaryDatabase("rewind-bench") + ".bin"
+    defer { try? FileManager.default.removeItem(atPath: program) }
+    try FileManager.default.copyItem(atPath: Bundle.main.executablePath ?? CommandLine.arguments[0], toPath: program)
+    try Self.runQuietly("/usr/bin/strip", ["--strip-debug", program])
+    self.program = program
+    var lines = [
+      "Instructions per send (callgrind, \(Self.actions) sends of the mix after \(Self.warmup) to warm up)",
+      "tasks    | engine     | floor      | engine/floor",
+    ]
+    for size in sizes {
+      note("instructions, \(size) tasks: creating the database")
+      let enginePath = temporaryDatabase("instructions-engine-\(size)")
+      let floorPath = temporaryDatabase("instructions-floor-\(size)")
+      defer {
+        removeDatabase(enginePath)
+        removeDatabase(floorPath)
+      }
+      _ = try TasksStore(path: enginePath, initialState: Workload.state(taskCount: size), reducer: TasksReducer())
+      try FileManager.default.copyItem(atPath: enginePath, toPath: floorPath)
+      note("instructions, \(size) tasks: the engine under callgrind")
+      let engine = try callgrind(
+        collecting: "callgrindEngineSends", ["--callgrind-child", "engine", "--path", enginePath, "--size", "\(size)"])
+      note("instructions, \(size) tasks: the floor under callgrind")
+      let floor = try callgrind(
+        collecting: "callgrindFloorReplay",
+        ["--callgrind-child", "floor", "--path", floorPath, "--engine-path", enginePath])
+      let (e, f) = (Double(engine) / Double(Self.actions), Double(floor) / Double(Self.actions))
+      lines.append(
+        [
+          String(size).padding(toLength: 8, withPad: " ", startingAt: 0),
+          String(format: "%.1fk", e / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
+          String(format: "%.1fk", f / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
+          String(format: "%.2f", e / f),
+        ].joined(separator: " | "))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static let valgrind = ProcessInfo.processInfo.environment["VALGRIND"] ?? "/usr/bin/valgrind"
+
+  /// Runs this program with `arguments` under callgrind, counting only inside `function`, and
+  /// returns the instructions counted.
+  private func callgrind(collecting function: String, _ arguments: [String]) throws -> Int {
+    let output = temporaryDatabase("callgrind") + ".out"
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    try Self.runQuietly(
+      Self.valgrind,
+      ["--tool=callgrind", "--callgrind-out-file=\(output)", "--toggle-collect=*\(function)*", program] + arguments)
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    guard
+      let line = text.split(separator: "\n").last(where: { $0.hasPrefix("totals:") || $0.hasPrefix("summary:") }),
+      let count = line.split(separator: " ").last.flatMap({ Int($0) })
+    else { throw FloorError("no instruction total in callgrind's output") }
+    return count
+  }
+
+  /// Runs `executable`, its output discarded; throws if it fails.
+  private static func runQuietly(_ executable: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw FloorError("\(executable) exited with \(process.terminationStatus): \(arguments.joined(separator: " "))")
+    }
+  }
+
+  /// The child under callgrind: sends (or replays) the warm-up, then the counted actions.
+  @MainActor
+  static func child(_ role: String, path: String, enginePath: String?, size: Int?) throws {
+    switch role {
+    case "engine":
+      guard let size else { throw FloorError("--size is needed") }
+      let store = try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer())
+      store.automaticSnapshotSpacing = .max  // no background thread while counting
+      var workload = Workload(taskCount: size)
+      let actions = (0..<(warmup + actions)).map { workload.action($0) }
+      for action in actions.prefix(warmup) { try store.send(action) }
+      try callgrindEngineSends(store, Array(actions.dropFirst(warmup)))
+    case "floor":
+      guard let enginePath else { throw FloorError("--engine-path is needed") }
+      let start = try DatabaseQueue(path: path).read { db in
+        try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
+      }
+      let entries = try DatabaseQueue(path: enginePath).read { db in try EngineStatement.entries(after: start, in: db) }
+      let floor = try Floor(path: path)
+      for entry in entries.prefix(warmup) { try floor.perform(entry) }
+      try callgrindFloorReplay(floor, Array(entries.dropFirst(warmup)))
+    default:
+      throw FloorError("unknown --callgrind-child \(role)")
+    }
+  }
+}
+
+/// The engine's counted sends: callgrind collects inside this function only.
+@MainActor @inline(never)
+func callgrindEngineSends(_ store: TasksStore, _ actions: [TasksAction]) throws {
+  for action in actions { try store.send(action) }
+}
+
+/// The floor's counted replay: callgrind collects inside this function only.
+@inline(never)
+func callgrindFloorReplay(_ floor: Floor, _ entries: [[EngineStatement]]) throws {
+  for entry in entries { try floor.perform(entry) }
+}
