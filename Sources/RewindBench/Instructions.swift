@@ -68,8 +68,11 @@ struct InstructionCount {
   /// Runs this program with `arguments` under callgrind, counting only inside `function`, and
   /// returns the instructions counted.
   private func callgrind(collecting function: String, _ arguments: [String]) throws -> Int {
-    let output = temporaryDatabase("callgrind") + ".out"
-    defer { try? FileManager.default.removeItem(atPath: output) }
+    // REWIND_CALLGRIND_KEEP=folder keeps each profile there, for callgrind_annotate.
+    let kept = ProcessInfo.processInfo.environment["REWIND_CALLGRIND_KEEP"]
+    let output =
+      kept.map { "\($0)/callgrind.\(function).\(arguments.last ?? "")" } ?? temporaryDatabase("callgrind") + ".out"
+    defer { if kept == nil { try? FileManager.default.removeItem(atPath: output) } }
     try Self.runQuietly(
       Self.valgrind,
       ["--tool=callgrind", "--callgrind-out-file=\(output)", "--toggle-collect=*\(function)*", program] + arguments)

@@ -11,9 +11,9 @@ enum CompactJSONEncoder {
   static func encode<T: Encodable>(_ value: T) throws -> String {
     let root = Node()
     try root.encode(value, codingPath: [])
-    var out = ""
+    var out: [UInt8] = []
     root.write(to: &out)
-    return out
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// A JSON value under construction. A class, so containers can fill it after returning.
@@ -56,27 +56,27 @@ enum CompactJSONEncoder {
       kind = .array(items)
     }
 
-    func write(to out: inout String) {
+    func write(to out: inout [UInt8]) {
       switch kind {
-      case .empty: out += "{}"  // a value that encoded nothing, like JSONEncoder
-      case .literal(let text): out += text
+      case .empty: out.append(contentsOf: "{}".utf8)  // a value that encoded nothing, like JSONEncoder
+      case .literal(let text): out.append(contentsOf: text.utf8)
       case .string(let string): JSONText.appendString(string, to: &out)
       case .array(let items):
-        out += "["
+        out.append(UInt8(ascii: "["))
         for (index, item) in items.enumerated() {
-          if index > 0 { out += "," }
+          if index > 0 { out.append(UInt8(ascii: ",")) }
           item.write(to: &out)
         }
-        out += "]"
+        out.append(UInt8(ascii: "]"))
       case .object(let members):
-        out += "{"
+        out.append(UInt8(ascii: "{"))
         for (index, key) in members.keys.sorted().enumerated() {
-          if index > 0 { out += "," }
+          if index > 0 { out.append(UInt8(ascii: ",")) }
           JSONText.appendString(key, to: &out)
-          out += ":"
+          out.append(UInt8(ascii: ":"))
           members[key]!.write(to: &out)
         }
-        out += "}"
+        out.append(UInt8(ascii: "}"))
       }
     }
 

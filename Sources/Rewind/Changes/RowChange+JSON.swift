@@ -13,21 +13,23 @@ import GRDB
 extension RowChange {
   /// The JSON text of `changes`, as stored in `action_log.changes`.
   public static func json(_ changes: [RowChange]) -> String {
-    var out = "["
+    var out: [UInt8] = []
+    out.reserveCapacity(256 * changes.count)
+    out.append(UInt8(ascii: "["))
     for (index, change) in changes.enumerated() {
-      if index > 0 { out += "," }
-      out += #"{"table":"#
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      out.append(contentsOf: #"{"table":"#.utf8)
       JSONText.appendString(change.table, to: &out)
-      out += #","key":"#
+      out.append(contentsOf: #","key":"#.utf8)
       JSONText.appendRow(change.key, to: &out)
-      out += #","before":"#
+      out.append(contentsOf: #","before":"#.utf8)
       JSONText.appendRow(change.before, to: &out)
-      out += #","after":"#
+      out.append(contentsOf: #","after":"#.utf8)
       JSONText.appendRow(change.after, to: &out)
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
-    out += "]"
-    return out
+    out.append(UInt8(ascii: "]"))
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// Decodes the JSON text of `action_log.changes`.
@@ -66,63 +68,83 @@ extension RowChange {
 }
 
 /// Appends JSON text for the values rows hold.
+///
+/// The text is built as UTF-8 bytes, which is several times cheaper than appending small
+/// strings; the `String` forms are for callers that build text around it.
 enum JSONText {
   static func appendRow(_ row: [String: DatabaseValue]?, to out: inout String) {
-    guard let row else {
-      out += "null"
-      return
-    }
-    out += "{"
-    for (index, column) in row.keys.sorted().enumerated() {
-      if index > 0 { out += "," }
-      appendString(column, to: &out)
-      out += ":"
-      appendValue(row[column]!, to: &out)
-    }
-    out += "}"
+    out += String(decoding: bytes { appendRow(row, to: &$0) }, as: UTF8.self)
   }
 
   static func appendValue(_ value: DatabaseValue, to out: inout String) {
+    out += String(decoding: bytes { appendValue(value, to: &$0) }, as: UTF8.self)
+  }
+
+  static func appendString(_ string: String, to out: inout String) {
+    out += String(decoding: bytes { appendString(string, to: &$0) }, as: UTF8.self)
+  }
+
+  private static func bytes(_ body: (inout [UInt8]) -> Void) -> [UInt8] {
+    var out: [UInt8] = []
+    body(&out)
+    return out
+  }
+
+  static func appendRow(_ row: [String: DatabaseValue]?, to out: inout [UInt8]) {
+    guard let row else {
+      out.append(contentsOf: "null".utf8)
+      return
+    }
+    out.append(UInt8(ascii: "{"))
+    for (index, column) in row.keys.sorted().enumerated() {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      appendString(column, to: &out)
+      out.append(UInt8(ascii: ":"))
+      appendValue(row[column]!, to: &out)
+    }
+    out.append(UInt8(ascii: "}"))
+  }
+
+  static func appendValue(_ value: DatabaseValue, to out: inout [UInt8]) {
     switch value.storage {
     case .null:
-      out += "null"
+      out.append(contentsOf: "null".utf8)
     case .int64(let int):
-      out += String(int)
+      out.append(contentsOf: String(int).utf8)  // a small string: no allocation
     case .double(let double):
       if double.isFinite {
-        out += "\(double)"
+        out.append(contentsOf: "\(double)".utf8)
       } else {
-        out += #"{"$real":""# + (double.isNaN ? "nan" : double < 0 ? "-inf" : "inf") + #""}"#
+        out.append(contentsOf: (#"{"$real":""# + (double.isNaN ? "nan" : double < 0 ? "-inf" : "inf") + #""}"#).utf8)
       }
     case .string(let string):
       appendString(string, to: &out)
     case .blob(let data):
-      out += #"{"$blob":""# + data.base64EncodedString() + #""}"#
+      out.append(contentsOf: (#"{"$blob":""# + data.base64EncodedString() + #""}"#).utf8)
     }
   }
 
-  static func appendString(_ string: String, to out: inout String) {
-    out += "\""
+  static func appendString(_ string: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
     // Fast path: most strings need no escaping.
     if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-      out += string
+      out.append(contentsOf: string.utf8)
     } else {
-      for scalar in string.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-          out +=
-            "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-            + String(scalar.value, radix: 16)
-        default: out.unicodeScalars.append(scalar)
+      for byte in string.utf8 {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+        case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+        case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+        case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+        case ..<0x20:
+          let hex = String(byte, radix: 16)
+          out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+        default: out.append(byte)
         }
       }
     }
-    out += "\""
+    out.append(UInt8(ascii: "\""))
   }
 }
 

@@ -190,7 +190,10 @@ final class Repository<State: PersistentState> {
   /// snapshot only speeds up restores), so it is left for a later commit to retry. The
   /// snapshot is read from the tables and labelled with the seq they are at inside its own
   /// transaction, whoever wrote last.
-  func takeAutomaticSnapshotIfDue(rows: Int) {
+  func takeAutomaticSnapshotIfDue(rows countRows: @autoclosure () -> Int) {
+    // Counting the rows walks the state's parts: only once the fewest entries have passed.
+    guard history.wantsAutomaticSnapshot(rows: 0, spacing: snapshotSpacing) else { return }
+    let rows = countRows()
     guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing) else { return }
     if let snapshotWorker {
       guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing, taken: snapshotWorker.latestSeq)
