@@ -32,7 +32,7 @@ struct InstructionCount {
     self.program = program
     var lines = [
       "Instructions per send (callgrind, \(Self.actions) sends of the mix after \(Self.warmup) to warm up)",
-      "tasks    | engine     | floor      | engine/floor",
+      "tasks    | engine     | floor      | engine/floor | floor, no json_valid   | floor, no undo_steps",
     ]
     for size in sizes {
       note("instructions, \(size) tasks: creating the database")
@@ -47,21 +47,52 @@ struct InstructionCount {
       note("instructions, \(size) tasks: the engine under callgrind")
       let engine = try callgrind(
         collecting: "callgrindEngineSends", ["--callgrind-child", "engine", "--path", enginePath, "--size", "\(size)"])
-      note("instructions, \(size) tasks: the floor under callgrind")
-      let floor = try callgrind(
-        collecting: "callgrindFloorReplay",
-        ["--callgrind-child", "floor", "--path", floorPath, "--engine-path", enginePath])
-      let (e, f) = (Double(engine) / Double(Self.actions), Double(floor) / Double(Self.actions))
+      // The floor as the engine writes, then two variants that price the schema's own costs:
+      // without the log's json_valid checks, and without the undo-stack writes.
+      var floors: [Double] = []
+      for variant in Variant.allCases {
+        note("instructions, \(size) tasks: the floor (\(variant.rawValue)) under callgrind")
+        let copy = temporaryDatabase("instructions-floor-\(variant.rawValue)")
+        defer { removeDatabase(copy) }
+        try FileManager.default.copyItem(atPath: floorPath, toPath: copy)
+        if variant == .withoutJSONChecks {
+          try DatabaseQueue(path: copy).write { try $0.execute(sql: Self.logWithoutJSONChecks) }
+        }
+        let count = try callgrind(
+          collecting: "callgrindFloorReplay",
+          ["--callgrind-child", "floor", "--variant", variant.rawValue, "--path", copy, "--engine-path", enginePath])
+        floors.append(Double(count) / Double(Self.actions))
+      }
+      let e = Double(engine) / Double(Self.actions)
       lines.append(
         [
           String(size).padding(toLength: 8, withPad: " ", startingAt: 0),
           String(format: "%.1fk", e / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
-          String(format: "%.1fk", f / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
-          String(format: "%.2f", e / f),
+          String(format: "%.1fk", floors[0] / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
+          String(format: "%.2f", e / floors[0]).padding(toLength: 12, withPad: " ", startingAt: 0),
+          String(format: "%.1fk", floors[1] / 1_000).padding(toLength: 22, withPad: " ", startingAt: 0),
+          String(format: "%.1fk", floors[2] / 1_000),
         ].joined(separator: " | "))
     }
     return lines.joined(separator: "\n")
   }
+
+  /// What the floor replays: the engine's statements on its schema, or a variant.
+  enum Variant: String, CaseIterable {
+    case asEngine = "as-engine"
+    case withoutJSONChecks = "no-json-valid"
+    case withoutUndoSteps = "no-undo-steps"
+  }
+
+  /// The log table rebuilt without its `CHECK (json_valid(…))` constraints.
+  static let logWithoutJSONChecks = """
+    CREATE TABLE action_log_plain (
+      seq INTEGER PRIMARY KEY, time TEXT NOT NULL, action TEXT NOT NULL, payload TEXT NOT NULL,
+      changes TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'action', step INTEGER, group_key TEXT);
+    INSERT INTO action_log_plain SELECT seq, time, action, payload, changes, kind, step, group_key FROM action_log;
+    DROP TABLE action_log;
+    ALTER TABLE action_log_plain RENAME TO action_log;
+    """
 
   static let valgrind = ProcessInfo.processInfo.environment["VALGRIND"] ?? "/usr/bin/valgrind"
 
@@ -100,7 +131,7 @@ struct InstructionCount {
 
   /// The child under callgrind: sends (or replays) the warm-up, then the counted actions.
   @MainActor
-  static func child(_ role: String, path: String, enginePath: String?, size: Int?) throws {
+  static func child(_ role: String, variant: String?, path: String, enginePath: String?, size: Int?) throws {
     switch role {
     case "engine":
       guard let size else { throw FloorError("--size is needed") }
@@ -115,7 +146,10 @@ struct InstructionCount {
       let start = try DatabaseQueue(path: path).read { db in
         try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
       }
-      let entries = try DatabaseQueue(path: enginePath).read { db in try EngineStatement.entries(after: start, in: db) }
+      var entries = try DatabaseQueue(path: enginePath).read { db in try EngineStatement.entries(after: start, in: db) }
+      if variant == Variant.withoutUndoSteps.rawValue {
+        entries = entries.map { $0.filter { !$0.sql.contains("undo_steps") } }
+      }
       let floor = try Floor(path: path)
       for entry in entries.prefix(warmup) { try floor.perform(entry) }
       try callgrindFloorReplay(floor, Array(entries.dropFirst(warmup)))

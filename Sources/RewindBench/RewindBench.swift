@@ -30,11 +30,13 @@ struct RewindBench: ParsableCommand {
   @Option(help: ArgumentHelp("Internal: the process callgrind runs.", visibility: .private)) var callgrindChild: String?
   @Option(help: ArgumentHelp("Internal.", visibility: .private)) var path: String?
   @Option(help: ArgumentHelp("Internal.", visibility: .private)) var enginePath: String?
+  @Option(help: ArgumentHelp("Internal.", visibility: .private)) var variant: String?
 
   func run() throws {
     if let callgrindChild {
       try MainActor.assumeIsolated {
-        try InstructionCount.child(callgrindChild, path: path ?? "", enginePath: enginePath, size: size)
+        try InstructionCount.child(
+          callgrindChild, variant: variant, path: path ?? "", enginePath: enginePath, size: size)
       }
       return
     }

@@ -88,6 +88,12 @@ extension RewindDatabase {
         report.problems += dangling
       }
 
+      // The log's JSON is the engine's own, so SQLite does not parse it again on insert (engine
+      // schema 7): an entry edited into invalid JSON is found here.
+      let malformed = try Int64.fetchAll(
+        db, sql: "SELECT seq FROM action_log WHERE NOT json_valid(payload) OR NOT json_valid(changes) LIMIT 10")
+      report.problems += malformed.map { "action_log seq \($0): its payload or changes are not valid JSON" }
+
       // Start from the base: empty tables, or the state compaction folded history into.
       var replayed = StateRows(empty: catalog)
       if history.baseSeq > 0 {
