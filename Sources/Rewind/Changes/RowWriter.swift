@@ -33,14 +33,12 @@ struct RowWriter {
       sql = Self.upsertSQL(table: table, columns: columns, keyColumns: keyColumns)
       upsertSQL[cacheKey] = sql
     }
-    let statement = try db.cachedStatement(sql: sql)
-    try statement.execute(
-      arguments: StatementArguments(
-        try columns.map { column in
-          let value = row[column] ?? .null
-          try Self.checkStorable(value, column: column, of: table)
-          return value
-        }))
+    try db.cachedStatement(sql: sql).execute(
+      binding: try columns.map { column in
+        let value = row[column] ?? .null
+        try Self.checkStorable(value, column: column, of: table)
+        return value
+      })
   }
 
   /// SQLite's text binding stops at the first NUL, so the table would keep less than the log
@@ -63,8 +61,7 @@ struct RowWriter {
       sql = Self.deleteSQL(table: table, keyColumns: columns)
       deleteSQL[cacheKey] = sql
     }
-    let statement = try db.cachedStatement(sql: sql)
-    try statement.execute(arguments: StatementArguments(columns.map { key[$0] ?? .null }))
+    try db.cachedStatement(sql: sql).execute(binding: columns.map { key[$0] ?? .null })
   }
 
   /// The statement that writes a row of `table` with `columns` (sorted), inserting it or

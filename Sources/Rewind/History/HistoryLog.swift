@@ -95,7 +95,8 @@ struct HistoryLog {
   }
 
   private static func dataVersion(_ db: Database) throws -> Int64 {
-    try db.checkedInteger("PRAGMA data_version", what: "PRAGMA data_version") ?? 0
+    // Read on every write: through the C API, not GRDB's row decoding.
+    try db.cachedStatement(sql: "PRAGMA data_version").integer() ?? 0
   }
 
   /// Whether undo (redo) would move a step: steps from before a barrier migration stay on the
@@ -252,7 +253,7 @@ struct HistoryLog {
       } else {
         step = seq
         try db.cachedStatement(sql: "INSERT INTO undo_steps (id, last_seq, group_key) VALUES (?, ?, ?)")
-          .execute(arguments: [seq, seq, group])
+          .execute(binding: [seq.databaseValue, seq.databaseValue, group.databaseValue])
         nextUndo = seq
       }
       openGroup = group.map { (step!, $0) }
@@ -264,9 +265,10 @@ struct HistoryLog {
 
     if entry.kind == .repair { try extendApplication(endingAt: seq - 1, to: seq, db) }
 
-    try db.cachedStatement(sql: Self.insertEntrySQL).execute(arguments: [
-      seq, clock.now(), entry.kind.rawValue, entry.action, entry.payload, RowChange.json(entry.changes), step,
-      step == nil ? nil : openGroup?.key,
+    try db.cachedStatement(sql: Self.insertEntrySQL).execute(binding: [
+      seq.databaseValue, clock.now().databaseValue, entry.kind.rawValue.databaseValue, entry.action.databaseValue,
+      entry.payload.databaseValue, RowChange.json(entry.changes).databaseValue, step.databaseValue,
+      (step == nil ? nil : openGroup?.key).databaseValue,
     ])
     lastSeq = seq
     return (seq, cascaded)

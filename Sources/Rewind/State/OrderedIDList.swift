@@ -5,8 +5,8 @@
 ///
 /// Each member carries a fractional position key, so that inserting, moving or removing one
 /// member changes one row in `list_entries`, whatever the list's length. Members are kept in
-/// chunks of at most 512, so those operations cost O(log n + n / 512) in memory rather than
-/// shifting the whole list.
+/// chunks of at most 512, with a tree of their counts, so finding an offset and inserting,
+/// moving or removing a member cost O(log n) in memory rather than shifting the whole list.
 ///
 /// ```swift
 /// var list = OrderedIDList<Int64>()
@@ -25,6 +25,8 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
 
   /// The members in order, split into non-empty chunks.
   var chunks: [[Entry]] = []
+  /// The chunks' member counts, kept with every change to `chunks`.
+  var counts = ChunkCounts()
   /// Each member's position key.
   var keys: [ID: String] = [:]
   /// Position keys as they were before the action in progress touched them (`nil`: absent).
@@ -48,14 +50,14 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   /// Whether `id` is in the list. - Complexity: O(1).
   public func contains(_ id: ID) -> Bool { keys[id] != nil }
 
-  /// The offset of `id` in the list, or `nil` when absent. - Complexity: O(log n + n / 512).
+  /// The offset of `id` in the list, or `nil` when absent. - Complexity: O(log n).
   public func firstIndex(of id: ID) -> Int? {
     guard let key = keys[id] else { return nil }
     let (chunk, offset) = location(of: Entry(key: key, id: id))
-    return chunks[..<chunk].reduce(offset) { $0 + $1.count }
+    return counts.offset(ofChunk: chunk) + offset
   }
 
-  /// The id at `offset`. - Complexity: O(n / 512).
+  /// The id at `offset`. - Complexity: O(log n).
   public subscript(offset: Int) -> ID { entry(at: offset).id }
 
   /// All ids in order.
@@ -104,6 +106,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   public mutating func removeAll() {
     for id in keys.keys { recordBefore(id) }
     chunks = []
+    counts = ChunkCounts()
     keys = [:]
   }
 
@@ -129,8 +132,10 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     // Fill chunks to half capacity, leaving room for inserts.
     if chunks[chunks.count - 1].count < Self.chunkCapacity / 2 {
       chunks[chunks.count - 1].append(entry)
+      counts.add(1, at: chunks.count - 1)
     } else {
       chunks.append([entry])
+      counts.append(1)
     }
   }
 
@@ -166,12 +171,9 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   }
 
   private func entry(at offset: Int) -> Entry {
-    var remaining = offset
-    for chunk in chunks {
-      if remaining < chunk.count { return chunk[remaining] }
-      remaining -= chunk.count
-    }
-    preconditionFailure("offset \(offset) out of range 0..<\(count)")
+    precondition(offset >= 0 && offset < count, "offset \(offset) out of range 0..<\(count)")
+    let (chunk, remaining) = counts.chunk(holding: offset)
+    return chunks[chunk][remaining]
   }
 
   /// The chunk and offset where `entry` is, or would be inserted.
@@ -198,6 +200,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     keys[entry.id] = entry.key
     guard !chunks.isEmpty else {
       chunks = [[entry]]
+      counts = ChunkCounts([1])
       return
     }
     let (chunk, offset) = location(of: entry)
@@ -206,6 +209,10 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
       let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
       chunks[chunk].removeSubrange((Self.chunkCapacity / 2)...)
       chunks.insert(upper, at: chunk + 1)
+      // A split renumbers the chunks after it: rebuilt, once per half a chunk of inserts.
+      counts = ChunkCounts(chunks.lazy.map(\.count))
+    } else {
+      counts.add(1, at: chunk)
     }
   }
 
@@ -213,7 +220,12 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     keys[entry.id] = nil
     let (chunk, offset) = location(of: entry)
     chunks[chunk].remove(at: offset)
-    if chunks[chunk].isEmpty { chunks.remove(at: chunk) }
+    if chunks[chunk].isEmpty {
+      chunks.remove(at: chunk)
+      counts = ChunkCounts(chunks.lazy.map(\.count))
+    } else {
+      counts.add(-1, at: chunk)
+    }
   }
 }
 

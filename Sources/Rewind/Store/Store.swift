@@ -173,9 +173,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
         { db, history -> Int64? in
           // Reduce in place: no copy of the state is kept, so no collection is copied on write.
           // The reducer reads the store's dependencies, whatever scope `send` was called in.
-          effect = withDependencies {
-            $0 = dependencies
-          } operation: {
+          // (Set directly: `withDependencies` would first read and merge the current values.)
+          effect = DependencyValues.$_current.withValue(dependencies) {
             reducer.reduce(into: &current, action: action)
           }
           reduced = true
