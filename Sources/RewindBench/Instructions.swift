@@ -30,6 +30,7 @@ struct InstructionCount {
     try FileManager.default.copyItem(atPath: Bundle.main.executablePath ?? CommandLine.arguments[0], toPath: program)
     try Self.runQuietly("/usr/bin/strip", ["--strip-debug", program])
     self.program = program
+    var opens: [String] = []
     var lines = [
       "Instructions per send (callgrind, \(Self.actions) sends of the mix after \(Self.warmup) to warm up)",
       "tasks    | engine     | floor      | engine/floor | floor, no json_valid   | floor, no undo_steps",
@@ -44,9 +45,18 @@ struct InstructionCount {
       }
       _ = try TasksStore(path: enginePath, initialState: Workload.state(taskCount: size), reducer: TasksReducer())
       try FileManager.default.copyItem(atPath: enginePath, toPath: floorPath)
+      note("instructions, \(size) tasks: opening, the engine and the raw read, under callgrind")
+      let openEngine = try callgrind(
+        collecting: "callgrindEngineOpen", label: "open.\(size)", ["--callgrind-child", "open", "--path", floorPath])
+      let openRaw = try callgrind(
+        collecting: "callgrindRawRead", label: "raw.\(size)", ["--callgrind-child", "raw", "--path", floorPath])
+      opens.append(
+        "  \(size) tasks: engine \(String(format: "%.1fM", Double(openEngine) / 1e6)), raw read \(String(format: "%.1fM", Double(openRaw) / 1e6)), ratio \(String(format: "%.2f", Double(openEngine) / Double(openRaw)))"
+      )
       note("instructions, \(size) tasks: the engine under callgrind")
       let engine = try callgrind(
-        collecting: "callgrindEngineSends", ["--callgrind-child", "engine", "--path", enginePath, "--size", "\(size)"])
+        collecting: "callgrindEngineSends", label: "engine.\(size)",
+        ["--callgrind-child", "engine", "--path", enginePath, "--size", "\(size)"])
       // The floor as the engine writes, then two variants that price the schema's own costs:
       // without the log's json_valid checks, and without the undo-stack writes.
       var floors: [Double] = []
@@ -59,7 +69,7 @@ struct InstructionCount {
           try DatabaseQueue(path: copy).write { try $0.execute(sql: Self.logWithoutJSONChecks) }
         }
         let count = try callgrind(
-          collecting: "callgrindFloorReplay",
+          collecting: "callgrindFloorReplay", label: "floor-\(variant.rawValue).\(size)",
           ["--callgrind-child", "floor", "--variant", variant.rawValue, "--path", copy, "--engine-path", enginePath])
         floors.append(Double(count) / Double(Self.actions))
       }
@@ -74,7 +84,8 @@ struct InstructionCount {
           String(format: "%.1fk", floors[2] / 1_000),
         ].joined(separator: " | "))
     }
-    return lines.joined(separator: "\n")
+    return (lines + ["", "Instructions to open (the store against reading the same tables raw)"] + opens)
+      .joined(separator: "\n")
   }
 
   /// What the floor replays: the engine's statements on its schema, or a variant.
@@ -98,11 +109,11 @@ struct InstructionCount {
 
   /// Runs this program with `arguments` under callgrind, counting only inside `function`, and
   /// returns the instructions counted.
-  private func callgrind(collecting function: String, _ arguments: [String]) throws -> Int {
+  private func callgrind(collecting function: String, label: String, _ arguments: [String]) throws -> Int {
     // REWIND_CALLGRIND_KEEP=folder keeps each profile there, for callgrind_annotate.
     let kept = ProcessInfo.processInfo.environment["REWIND_CALLGRIND_KEEP"]
     let output =
-      kept.map { "\($0)/callgrind.\(function).\(arguments.last ?? "")" } ?? temporaryDatabase("callgrind") + ".out"
+      kept.map { "\($0)/callgrind.\(label)" } ?? temporaryDatabase("callgrind") + ".out"
     defer { if kept == nil { try? FileManager.default.removeItem(atPath: output) } }
     try Self.runQuietly(
       Self.valgrind,
@@ -153,6 +164,10 @@ struct InstructionCount {
       let floor = try Floor(path: path)
       for entry in entries.prefix(warmup) { try floor.perform(entry) }
       try callgrindFloorReplay(floor, Array(entries.dropFirst(warmup)))
+    case "open":
+      try callgrindEngineOpen(path)
+    case "raw":
+      _ = try callgrindRawRead(path)
     default:
       throw FloorError("unknown --callgrind-child \(role)")
     }
@@ -169,4 +184,16 @@ func callgrindEngineSends(_ store: TasksStore, _ actions: [TasksAction]) throws 
 @inline(never)
 func callgrindFloorReplay(_ floor: Floor, _ entries: [[EngineStatement]]) throws {
   for entry in entries { try floor.perform(entry) }
+}
+
+/// Opening a store on the file: callgrind collects inside this function only.
+@MainActor @inline(never)
+func callgrindEngineOpen(_ path: String) throws {
+  _ = try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer()).state.tasks.count
+}
+
+/// Reading the file's tables raw: callgrind collects inside this function only.
+@inline(never)
+func callgrindRawRead(_ path: String) throws -> Int {
+  try Floor.readTables(path: path)
 }

@@ -30,6 +30,12 @@ struct OrderedIDListTests {
       default:
         break
       }
+      // Offsets go through the tree of chunk counts: check one after every step.
+      if !model.isEmpty {
+        let offset = Int(generator.next() % UInt64(model.count))
+        #expect(list[offset] == model[offset])
+        #expect(list.firstIndex(of: model[offset]) == offset)
+      }
     }
     #expect(model.count > OrderedIDList<Int64>.chunkCapacity * 2)  // several chunks
     #expect(list.ids == model)
@@ -38,6 +44,38 @@ struct OrderedIDListTests {
     for (offset, id) in model.enumerated() where offset % 97 == 0 {
       #expect(list.firstIndex(of: id) == offset)
       #expect(list[offset] == id)
+    }
+  }
+
+  /// Loading builds the list in one pass from rows in key order, and falls back to placing each
+  /// one when a file gave equal keys, rows out of order, or an id twice: either way, the list
+  /// is the one placing each row would give.
+  @Test func loadingInOnePassAgreesWithPlacingEachRow() {
+    var generator = SplitMix64(seed: 7)
+    for round in 0..<40 {
+      let count = Int(generator.next() % 3_000)
+      var entries: [(key: String, id: Int64)] = []
+      var key: String? = nil
+      for id in Int64(1)...Int64(max(count, 1)) {
+        key = PositionKey.between(key, nil)
+        entries.append((key!, id))
+      }
+      switch round % 4 {
+      case 1 where entries.count > 2: entries[1].key = entries[0].key  // equal keys
+      case 2 where entries.count > 2: entries.swapAt(0, entries.count - 1)  // out of order
+      case 3 where entries.count > 2: entries[2].id = entries[0].id  // an id twice
+      default: break
+      }
+      var placed = OrderedIDList<Int64>()
+      for entry in entries { placed.loadPosition(entry.key, of: entry.id) }
+      var loaded = OrderedIDList<Int64>(loading: entries)
+      #expect(loaded.ids == placed.ids, "round \(round)")
+      for (offset, id) in placed.ids.enumerated() where offset % 31 == 0 {
+        #expect(loaded[offset] == id)
+        #expect(loaded.firstIndex(of: id) == offset)
+        #expect(loaded.positionKey(of: id) == placed.positionKey(of: id))
+      }
+      #expect(loaded.takeChanges().isEmpty)
     }
   }
 

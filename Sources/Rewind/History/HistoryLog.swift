@@ -29,6 +29,9 @@ struct HistoryLog {
   private(set) var tables: TableCatalog
   /// The seq history starts after: 0, or the base snapshot's after a compaction.
   private(set) var baseSeq: Int64 = 0
+  /// The last seq of the run of `initialize` entries that created the file, when there are
+  /// several (a large initial state, logged in batches): the seqs before it hold part of it.
+  private(set) var initializedThrough: Int64?
   /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
   var lastSnapshotSeq: Int64 = 0
   /// SQLite's `PRAGMA data_version` when the position was last read or written: it changes
@@ -51,6 +54,9 @@ struct HistoryLog {
       throw RewindError(.corruptData, "rewind_meta.value of base_seq holds \(baseSeq), not a seq")
     }
     lastSeq = try fileLastSeq(db)
+    initializedThrough = try db.checkedInteger(
+      "SELECT value FROM rewind_meta WHERE key = 'initialized_through'",
+      what: "rewind_meta.value of initialized_through")
     // Undone steps are the ones with the largest ids: walk down from the top while undone.
     nextUndo = nil
     nextRedo = nil
@@ -443,6 +449,12 @@ struct HistoryLog {
     }
     guard seq >= baseSeq, seq <= lastSeq else {
       throw RewindError(.unknownSeq, "there is no seq \(seq) in the log (it holds \(baseSeq) to \(lastSeq))")
+    }
+    if let end = initializedThrough, seq > 0, seq < end {
+      throw RewindError(
+        .unknownSeq,
+        "seq \(seq) is partway through the file's creation (its initial state was logged in batches, seqs 1 to \(end)): the created state is the one at seq \(end)"
+      )
     }
   }
 

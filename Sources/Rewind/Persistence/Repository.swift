@@ -11,6 +11,8 @@ final class Repository<State: PersistentState> {
   /// in-memory copy of it.
   private(set) var database: DatabaseQueue
   let schema: StateSchema<State>
+  /// The most rows in one `initialize` entry: about 2.5 MB of log text for rows of tasks.
+  static var initialBatchRows: Int { 10_000 }
   /// The most memory SQLite's page cache may use, in KiB.
   static var pageCacheKiB: Int { 32_768 }
 
@@ -108,10 +110,23 @@ final class Repository<State: PersistentState> {
               }
             }
             try db.execute(sql: "INSERT INTO rewind_meta (key, value) VALUES ('format', 'rewind')")
-            let rows = try schema.rows(of: initialState)
-            if !rows.isEmpty {
-              _ = try history.append(
-                LogEntry(kind: .initialize, action: "initialize", payload: "{}", changes: rows, undo: .none), db)
+            // The initial state is logged as a run of entries of bounded size: a large one is
+            // never one giant row, nor all its rows in memory at once. (Tables that refer to
+            // each other in a cycle keep one entry: no batch order would hold their references.)
+            let relations = history.tables.relations
+            var run: (first: Int64, last: Int64)?
+            try schema.rows(
+              of: initialState, batchSize: relations.hasCycle ? .max : Self.initialBatchRows,
+              depth: { relations.depth[$0] ?? 0 }
+            ) { batch in
+              let seq = try history.append(
+                LogEntry(kind: .initialize, action: "initialize", payload: "{}", changes: batch, undo: .none), db)
+              run = (run?.first ?? seq, seq)
+            }
+            if let run, run.last > run.first {
+              try db.execute(
+                sql: "INSERT INTO rewind_meta (key, value) VALUES ('initialized_through', ?)", arguments: [run.last])
+              try history.reload(db)
             }
           }
           return history

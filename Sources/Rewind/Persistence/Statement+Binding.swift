@@ -10,18 +10,7 @@ extension Statement {
   func execute(binding values: [DatabaseValue]) throws {
     let handle = sqliteStatement
     for (offset, value) in values.enumerated() {
-      let index = Int32(offset + 1)
-      let code: Int32
-      switch value.storage {
-      case .null: code = sqlite3_bind_null(handle, index)
-      case .int64(let int): code = sqlite3_bind_int64(handle, index, int)
-      case .double(let double): code = sqlite3_bind_double(handle, index, double)
-      case .string(let text): code = sqlite3_bind_text(handle, index, text, -1, Self.transient)
-      case .blob(let data):
-        code = data.withUnsafeBytes {
-          sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient)
-        }
-      }
+      let code = value.storage.bind(to: handle, at: Int32(offset + 1))
       guard code == SQLITE_OK else { throw failure(code) }
     }
     let code = sqlite3_step(handle)
@@ -31,6 +20,25 @@ extension Statement {
       throw error
     }
     sqlite3_reset(handle)
+  }
+
+  /// Runs the statement with `values` bound and calls `body` with each row, read through
+  /// SQLite's C API (`sqlite3_column_*` on the handle): for loading whole tables, where GRDB's
+  /// row decoding costs more than SQLite's own work per row.
+  func forEachRow(binding values: [DatabaseValue], _ body: (SQLiteStatement) throws -> Void) throws {
+    let handle = sqliteStatement
+    defer { sqlite3_reset(handle) }
+    for (offset, value) in values.enumerated() {
+      let code = value.storage.bind(to: handle, at: Int32(offset + 1))
+      guard code == SQLITE_OK else { throw failure(code) }
+    }
+    while true {
+      switch sqlite3_step(handle) {
+      case SQLITE_ROW: try body(handle)
+      case SQLITE_DONE: return
+      case let code: throw failure(code)
+      }
+    }
   }
 
   /// Runs the statement, which returns one integer (or nothing), through SQLite's C API.
@@ -54,5 +62,21 @@ extension Statement {
       message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
   }
 
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
+
+extension DatabaseValue.Storage {
+  /// Binds the value to parameter `index` of `handle`; returns SQLite's result code.
+  fileprivate func bind(to handle: SQLiteStatement, at index: Int32) -> Int32 {
+    switch self {
+    case .null: return sqlite3_bind_null(handle, index)
+    case .int64(let int): return sqlite3_bind_int64(handle, index, int)
+    case .double(let double): return sqlite3_bind_double(handle, index, double)
+    case .string(let text): return sqlite3_bind_text(handle, index, text, -1, transient)
+    case .blob(let data):
+      return data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+    }
+  }
+}
+
+/// SQLite copies the bound text or blob before the call returns.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

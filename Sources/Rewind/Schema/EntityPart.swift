@@ -77,10 +77,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
   }
 
-  func rows(of root: Root, into changes: inout [RowChange]) throws {
+  func rows(of root: Root, into batches: inout RowBatches) throws {
     let entities = root[keyPath: keyPath]
     for id in entities.ids.sorted() {
-      changes.append(try change(id: id, before: nil, after: entities[id]!))
+      try batches.append(change(id: id, before: nil, after: entities[id]!))
     }
   }
 

@@ -81,12 +81,12 @@ final class KeyedListPart<
     }
   }
 
-  func rows(of root: Root, into changes: inout [RowChange]) throws {
+  func rows(of root: Root, into batches: inout RowBatches) throws {
     let family = root[keyPath: keyPath]
     for owner in family.lists.keys.sorted() {
       let list = family.lists[owner]!
       for id in list {
-        changes.append(change(id: id, before: nil, after: (owner, list.positionKey(of: id)!)))
+        try batches.append(change(id: id, before: nil, after: (owner, list.positionKey(of: id)!)))
       }
     }
   }

@@ -41,21 +41,25 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   }
 
   func load(_ db: Database) throws -> (inout Root) -> Void {
-    var list = OrderedIDList<ID>()
-    // Sized up front: growing a 100,000-entry dictionary rehashes it again and again.
-    list.keys.reserveCapacity(
+    var entries: [(key: String, id: ID)] = []
+    // Sized up front: growing a 100,000-entry array (and the list's dictionary) copies it again and again.
+    entries.reserveCapacity(
       try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [name]) ?? 0)
-    let rows = try Row.fetchCursor(
-      db, sql: "SELECT id, position FROM list_entries WHERE list = ? ORDER BY position, id",
-      arguments: [name])
-    while let row = try rows.next() {
-      guard let id = ID.fromDatabaseValue(row[0]), let position = String.fromDatabaseValue(row[1]),
-        PositionKey.isValid(position)
-      else {
-        throw RewindError(.corruptData, "list_entries: list \(name) has an invalid entry: \(row)")
+    // In the index's order, with no sort: members a file gave equal keys come in any order,
+    // and `OrderedIDList(loading:)` places those by id.
+    try db.cachedStatement(sql: "SELECT id, position FROM list_entries WHERE list = ? ORDER BY position")
+      .forEachRow(binding: [name.databaseValue]) { row in
+        let idValue = DatabaseValue(sqliteStatement: row, index: 0)
+        let positionValue = DatabaseValue(sqliteStatement: row, index: 1)
+        guard let id = ID.fromDatabaseValue(idValue), let position = String.fromDatabaseValue(positionValue),
+          PositionKey.isValid(position)
+        else {
+          throw RewindError(
+            .corruptData, "list_entries: list \(name) has an invalid entry: id \(idValue), position \(positionValue)")
+        }
+        entries.append((position, id))
       }
-      list.loadPosition(position, of: id)
-    }
+    let list = OrderedIDList(loading: entries)
     let keyPath = keyPath
     return { root in root[keyPath: keyPath] = list }
   }
@@ -66,10 +70,10 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     }
   }
 
-  func rows(of root: Root, into changes: inout [RowChange]) throws {
+  func rows(of root: Root, into batches: inout RowBatches) throws {
     let list = root[keyPath: keyPath]
     for id in list {
-      changes.append(change(id: id, before: nil, after: list.positionKey(of: id)))
+      try batches.append(change(id: id, before: nil, after: list.positionKey(of: id)))
     }
   }
 

@@ -112,7 +112,7 @@ protocol StatePart<Root> {
   /// Appends the row changes the current action made to this part, and resets its tracking.
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws
   /// Appends one inserted row per row this part holds in `root`.
-  func rows(of root: Root, into changes: inout [RowChange]) throws
+  func rows(of root: Root, into batches: inout RowBatches) throws
   /// How many rows this part holds in `root`. - Complexity: O(1).
   func rowCount(of root: Root) -> Int
   /// Whether `change` is a row of this part.
@@ -183,10 +183,25 @@ extension StateSchema {
     parts.reduce(0) { $0 + $1.rowCount(of: root) }
   }
 
-  func rows(of root: Root) throws -> [RowChange] {
-    var changes: [RowChange] = []
-    for part in parts { try part.rows(of: root, into: &changes) }
-    return changes
+  /// The rows of `root` as a new file holds them, handed to `body` in batches of at most
+  /// `batchSize`, so that they are never all in memory at once.
+  func rows(
+    of root: Root, batchSize: Int, depth: (String) -> Int, _ body: ([RowChange]) throws -> Void
+  ) throws {
+    // Entity tables first, parents before the tables that refer to them, then order lists and
+    // view state: no batch refers to a row that a later one writes.
+    let ordered = parts.enumerated().sorted { a, b in
+      func rank(_ part: any StatePart<Root>, _ index: Int) -> (Int, Int, Int) {
+        guard let table = part.declaredEntityTable else { return (1, 0, index) }
+        return (0, depth(table), index)
+      }
+      return rank(a.element, a.offset) < rank(b.element, b.offset)
+    }
+    try withoutActuallyEscaping(body) { body in
+      var batches = RowBatches(size: batchSize, flush: body)
+      for (_, part) in ordered { try part.rows(of: root, into: &batches) }
+      try batches.finishBatch()
+    }
   }
 
   /// Decodes `changes` for the in-memory state, each row becoming what `direction` selects.

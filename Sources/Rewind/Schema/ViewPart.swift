@@ -70,9 +70,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     currentRows = written
   }
 
-  func rows(of root: Root, into changes: inout [RowChange]) throws {
+  func rows(of root: Root, into batches: inout RowBatches) throws {
     for (property, json) in try encodeRows(root[keyPath: keyPath]).sorted(by: { $0.key < $1.key }) {
-      changes.append(change(property, before: nil, after: json))
+      try batches.append(change(property, before: nil, after: json))
     }
   }
 

@@ -270,8 +270,10 @@ extension RewindDatabase {
         arguments: [history.tables.appSchema.lastBarrier], what: "undo_steps.applied_from")
       let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
       let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
-      let base = min(
+      var base = min(
         requested.overflow ? .min : requested.partialValue, beforeRedo.overflow ? .min : beforeRedo.partialValue)
+      // A base partway through the file's creation would hold half its initial state: keep it.
+      if let end = history.initializedThrough, base > 0, base < end { base = 0 }
       guard base > history.baseSeq else { return nil }
       let rows = try history.rows(at: base, db)
       progress(1, 3)
