@@ -97,6 +97,8 @@ struct Benchmark {
     var engineFile: DatabaseQueue?
     var floor: Floor?
     var workload: Workload
+    /// The seq the run started at: the file's creation ends there.
+    var startSeq: Int64 = 0
     var engine = Samples()
     var floorSamples = Samples()
   }
@@ -134,10 +136,21 @@ struct Benchmark {
         workload: Workload(taskCount: taskCount))
       let store = try TasksStore(path: enginePath, initialState: TasksState(), reducer: TasksReducer())
       store.automaticSnapshotSpacing = snapshotSpacing
+      run.startSeq = store.lastSeq
       run.store = store
       run.engineFile = try DatabaseQueue(path: enginePath)
       run.floor = try Floor(path: floorPath)
       runs.append(run)
+    }
+    // A few actions first, not measured, so that the first measured send does not pay for
+    // preparing statements and loading pages, on either side.
+    let warmup = 12
+    for index in runs.indices {
+      let store = runs[index].store!
+      let seqBefore = store.lastSeq
+      for action in 0..<warmup { try store.send(runs[index].workload.action(action)) }
+      let entries = try runs[index].engineFile!.read { db in try EngineStatement.entries(after: seqBefore, in: db) }
+      for entry in entries { try runs[index].floor!.perform(entry) }
     }
     note("dispatch: \(dispatchActions) actions per size, engine and floor, in alternating blocks")
     let block = 100
@@ -148,7 +161,7 @@ struct Benchmark {
         let floor = run.floor!
         let seqBefore = store.lastSeq
         for action in start..<min(start + block, dispatchActions) {
-          let next = run.workload.action(action)
+          let next = run.workload.action(warmup + action)
           try run.engine.time { try store.send(next) }
         }
         let entries = try run.engineFile!.read { db in try EngineStatement.entries(after: seqBefore, in: db) }
@@ -161,7 +174,7 @@ struct Benchmark {
     results.peakRSSMiB = peakResidentMiB()
     for index in runs.indices {
       let key = String(runs[index].taskCount)
-      runs[index].store!.waitForSnapshots()
+      runs[index].store!.waitForBackgroundWork()
       results.engine[key] = runs[index].engine
       results.floor[key] = runs[index].floorSamples
       results.snapshotsDuringRun[key] = try runs[index].engineFile!.read { db in
@@ -184,7 +197,7 @@ struct Benchmark {
       results.rowsCompared[key] = try Floor.compare(path, runs[index].floorPath)
       if runs[index].taskCount >= 100_000 {
         try open(path: path, key: key)
-        try nearAndFar(path: path, key: key, firstSeq: 2)
+        try nearAndFar(path: path, key: key, firstSeq: runs[index].startSeq)
       }
       if runs[index].taskCount == dispatchSizes.last {
         results.fileLayout = try FileLayout(path: path)

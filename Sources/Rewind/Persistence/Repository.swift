@@ -22,9 +22,10 @@ final class Repository<State: PersistentState> {
   let isReadOnly: Bool
   /// The file's path, or `:memory:`, for messages.
   let name: String
-  /// Takes automatic snapshots off the caller's thread; `nil` for in-memory and read-only
-  /// databases (an in-memory one has no second connection; they take them in place).
-  let snapshotWorker: SnapshotWorker?
+  /// Takes automatic snapshots and WAL checkpoints off the caller's thread; `nil` for
+  /// in-memory and read-only databases (an in-memory one has no second connection: it takes
+  /// its snapshots in place).
+  let worker: BackgroundWorker?
   /// Entries between automatic snapshots instead of the policy's, for benchmarks.
   var snapshotSpacing: Int64?
 
@@ -54,7 +55,11 @@ final class Repository<State: PersistentState> {
       // grows only as pages are used, so a larger ceiling costs a small database nothing.
       try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
-    snapshotWorker = path.flatMap { readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration) }
+    worker = path.flatMap { readOnly ? nil : BackgroundWorker(path: $0, configuration: configuration) }
+    if worker != nil {
+      // The worker checkpoints the WAL, off the caller's thread (see `BackgroundWorker`).
+      configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+    }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
@@ -173,7 +178,7 @@ final class Repository<State: PersistentState> {
     }
     var synced = history
     do {
-      return try database.writeWithoutTransaction { db in
+      let result = try database.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
           let sync = try history.sync(db)
           try checkAppSchema(history)
@@ -182,6 +187,8 @@ final class Repository<State: PersistentState> {
           return try body(db, &history)
         }
       }
+      worker?.didCommit()
+      return result
     } catch {
       history = synced
       throw error
@@ -201,7 +208,7 @@ final class Repository<State: PersistentState> {
   }
 
   /// Takes an automatic snapshot when the policy wants one: in the background for a file (see
-  /// ``SnapshotWorker``), in place for an in-memory database. A failure here loses nothing (the
+  /// ``BackgroundWorker``), in place for an in-memory database. A failure here loses nothing (the
   /// snapshot only speeds up restores), so it is left for a later commit to retry. The
   /// snapshot is read from the tables and labelled with the seq they are at inside its own
   /// transaction, whoever wrote last.
@@ -210,10 +217,10 @@ final class Repository<State: PersistentState> {
     guard history.wantsAutomaticSnapshot(rows: 0, spacing: snapshotSpacing) else { return }
     let rows = countRows()
     guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing) else { return }
-    if let snapshotWorker {
-      guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing, taken: snapshotWorker.latestSeq)
+    if let worker {
+      guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing, taken: worker.latestSnapshotSeq)
       else { return }
-      snapshotWorker.start()
+      worker.startSnapshot()
       return
     }
     // A snapshot only speeds up later jumps; the action is already committed, so a snapshot
