@@ -16,13 +16,13 @@ extension HistoryLog {
   /// A point whose full state is known: the current tables, a snapshot, or the empty origin.
   enum Anchor {
     case head
-    case snapshot(id: Int64, seq: Int64)
+    case snapshot(id: Int64, seq: Int64, rows: Int64)
     case origin
 
     var seq: Int64? {
       switch self {
       case .head: nil
-      case .snapshot(_, let seq): seq
+      case .snapshot(_, let seq, _): seq
       case .origin: 0
       }
     }
@@ -49,9 +49,9 @@ extension HistoryLog {
     let rows = try Row.fetchAll(
       db,
       sql: """
-        SELECT * FROM (SELECT id, seq FROM snapshots WHERE seq >= ? AND seq < ? ORDER BY seq ASC LIMIT 1)
+        SELECT * FROM (SELECT id, seq, row_count FROM snapshots WHERE seq >= ? AND seq < ? ORDER BY seq ASC LIMIT 1)
         UNION ALL
-        SELECT * FROM (SELECT id, seq FROM snapshots WHERE seq <= ? AND seq >= ? ORDER BY seq DESC LIMIT 1)
+        SELECT * FROM (SELECT id, seq, row_count FROM snapshots WHERE seq <= ? AND seq >= ? ORDER BY seq DESC LIMIT 1)
         """,
       // Snapshots older than the base (kept labelled ones) have no log to walk from.
       arguments: [seq, ceiling ?? .max, seq, floor])
@@ -61,7 +61,12 @@ extension HistoryLog {
       let difference = snapshotSeq.subtractingReportingOverflow(seq)
       let distance = difference.overflow ? Int64.max : Int64(clamping: difference.partialValue.magnitude)
       if distance < best.1 {
-        best = (.snapshot(id: try row.checked("id", in: EngineTable.snapshots.name), seq: snapshotSeq), distance)
+        best = (
+          .snapshot(
+            id: try row.checked("id", in: EngineTable.snapshots.name), seq: snapshotSeq,
+            rows: try row.checked("row_count", in: EngineTable.snapshots.name)),
+          distance
+        )
       }
     }
     return best
@@ -83,7 +88,7 @@ extension HistoryLog {
     case .origin:
       rows = StateRows(empty: tables)
       anchorSeq = 0
-    case .snapshot(let id, let snapshotSeq):
+    case .snapshot(let id, let snapshotSeq, _):
       rows = try snapshotRows(id: id, db)
       anchorSeq = snapshotSeq
     }

@@ -424,9 +424,25 @@ struct HistoryLog {
   /// already right.
   func changesJumping(to seq: Int64, timeline: Timeline, _ db: Database) throws -> [RowChange] {
     try checkReturnable(seq)
-    // Far from the head, start from a snapshot instead: the cost follows snapshot spacing.
+    // Walking back from the head costs the entries since `seq`, whatever the state's size. A
+    // snapshot (or the empty start) costs the whole state, read and compared with the tables,
+    // plus the entries between: it is taken only when that is less. (The start's state is
+    // about as large as the latest snapshot's, when there is one.)
     let anchor = try nearestAnchor(to: seq, db)
-    if anchor.distance < lastSeq - seq {
+    let stateRows: Int64
+    switch anchor.anchor {
+    case .snapshot(_, _, let rows): stateRows = rows
+    case .origin:
+      stateRows =
+        try db.checkedInteger(
+          "SELECT row_count FROM snapshots ORDER BY seq DESC LIMIT 1", what: "snapshots.row_count")
+        ?? tables.tableNames.reduce(0) {
+          $0 + (try Int64.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0)
+        }
+    case .head: stateRows = 0
+    }
+    let (rebuild, overflow) = anchor.distance.addingReportingOverflow(stateRows)
+    if !overflow, rebuild < lastSeq - seq {
       let target = try rows(at: seq, from: anchor, db)
       return try StateRows(db, catalog: tables).changes(to: target, timeline: timeline)
     }
