@@ -8,33 +8,24 @@ import GRDBSQLite
 /// It replays, through SQLite's C API, the statements the engine ran for each action (its row
 /// upserts and deletes, its undo-stack write, its log insert with the same JSON text), each
 /// prepared once, in one transaction per action opened and closed by prepared `BEGIN
-/// IMMEDIATE` and `COMMIT` statements, as the engine's are, with the WAL checkpointed in the
-/// background as the engine's is (see `init`). It starts from a copy of the
-/// engine's file, so after a run both files must hold the same rows, byte for byte:
-/// ``compare(_:_:)`` checks that.
+/// IMMEDIATE` and `COMMIT` statements, as the engine's are (and SQLite's own WAL checkpoints,
+/// as the engine's). It starts from a copy of the engine's file, so after a run both files must
+/// hold the same rows, byte for byte: ``compare(_:_:)`` checks that.
 final class Floor {
   private var db: OpaquePointer?
   private var statements: [String: OpaquePointer] = [:]
   private let begin: OpaquePointer
   private let commit: OpaquePointer
-  private let path: String
-  private var commits = 0
-  private let checkpoints = DispatchGroup()
 
   init(path: String) throws {
     guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw FloorError("open \(path)") }
     try Self.execute(db, "PRAGMA journal_mode = WAL")
     try Self.execute(db, "PRAGMA synchronous = NORMAL")
-    // As the engine does: the WAL is checkpointed on another connection, off the measured
-    // thread, every 256 commits, instead of inside whichever commit crosses 1,000 pages.
-    try Self.execute(db, "PRAGMA wal_autocheckpoint = 0")
-    self.path = path
     begin = try Self.prepare(db, "BEGIN IMMEDIATE")
     commit = try Self.prepare(db, "COMMIT")
   }
 
   deinit {
-    checkpoints.wait()
     for statement in statements.values { sqlite3_finalize(statement) }
     sqlite3_finalize(begin)
     sqlite3_finalize(commit)
@@ -62,15 +53,6 @@ final class Floor {
       try step(prepared)
     }
     try step(commit)
-    commits += 1
-    if commits % 256 == 0 {
-      let path = path
-      DispatchQueue.global(qos: .utility).async(group: checkpoints) {
-        _ = try? DatabaseQueue(path: path).writeWithoutTransaction {
-          try $0.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
-        }
-      }
-    }
   }
 
   private func step(_ statement: OpaquePointer) throws {

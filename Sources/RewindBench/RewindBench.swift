@@ -174,7 +174,7 @@ struct Benchmark {
     results.peakRSSMiB = peakResidentMiB()
     for index in runs.indices {
       let key = String(runs[index].taskCount)
-      runs[index].store!.waitForBackgroundWork()
+      runs[index].store!.waitForSnapshots()
       results.engine[key] = runs[index].engine
       results.floor[key] = runs[index].floorSamples
       results.snapshotsDuringRun[key] = try runs[index].engineFile!.read { db in

@@ -32,7 +32,7 @@ struct Demo: AsyncParsableCommand {
     try await Task { @MainActor in
       try Self.replaceExistingDemo(at: path)
       let store = try root.openStore(path: path)
-      defer { store.waitForBackgroundWork() }
+      defer { store.waitForSnapshots() }
       for line in Self.script {
         let result = await Shell.execute(line, on: store)
         print("$ tasks \(line)\n  -> seq \(result)")

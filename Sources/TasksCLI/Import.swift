@@ -17,7 +17,7 @@ struct Import: AsyncParsableCommand {
   func run() async throws {
     let output = try await Task { @MainActor in
       let store = try root.openStore()
-      defer { store.waitForBackgroundWork() }
+      defer { store.waitForSnapshots() }
       return try await run(on: store)
     }.value
     print(output)

@@ -26,7 +26,7 @@ struct Shell: AsyncParsableCommand {
     let path = root.databasePath
     try await Task { @MainActor in
       let store = try root.openStore()
-      defer { store.waitForBackgroundWork() }
+      defer { store.waitForSnapshots() }
       let interactive = isatty(STDIN_FILENO) == 1
       var failed = false
       if interactive {

@@ -71,7 +71,7 @@ extension StoreCommand {
     let output = try await Task { @MainActor in
       let store = try root.openStore(readOnly: readOnly)
       // The process ends next: let an automatic snapshot the command started be stored.
-      defer { store.waitForBackgroundWork() }
+      defer { store.waitForSnapshots() }
       return try run(on: store)
     }.value
     print(output)

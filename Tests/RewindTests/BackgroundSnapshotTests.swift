@@ -23,7 +23,7 @@ struct BackgroundSnapshotTests {
       default: try store.send(.scroll(Double(index)))
       }
     }
-    store.waitForBackgroundWork()
+    store.waitForSnapshots()
     let database = try RewindDatabase(path: path)
     let automatic = try database.snapshots().filter { $0.kind == "automatic" }
     // The worker ran alongside the sends (no wait between them): several snapshots, each
@@ -51,7 +51,7 @@ struct BackgroundSnapshotTests {
     let store = try TasksStore.tasks(path: path)
     store.automaticSnapshotSpacing = 50
     for index in 0..<60 { try store.send(.add(title: "Task \(index)")) }
-    store.waitForBackgroundWork()
+    store.waitForSnapshots()
     // Sends 50 to 60 each found a snapshot due while one was under way or just stored: one.
     let automatic = try RewindDatabase(path: path).snapshots().filter { $0.kind == "automatic" }
     #expect(automatic.count == 1)
@@ -66,27 +66,5 @@ struct BackgroundSnapshotTests {
       try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots WHERE kind = 'automatic'")
     }
     #expect(count == 1)
-  }
-
-  /// The store's connection leaves the WAL to the worker, which copies it into the database
-  /// file every 256 commits: the file alone, without its WAL, then holds those entries.
-  @Test func theWorkerCheckpointsTheWALInsteadOfACommit() throws {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("tasks.sqlite")
-    let store = try TasksStore.tasks(path: path)
-    let autocheckpoint = try store.repository.database.read { db in
-      try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint")
-    }
-    #expect(autocheckpoint == 0)
-    for index in 0..<BackgroundWorker.checkpointInterval + 10 {
-      try store.send(.add(title: "Task \(index)"))
-    }
-    store.waitForBackgroundWork()
-    let copy = directory.path("file-alone.sqlite")
-    try FileManager.default.copyItem(atPath: path, toPath: copy)
-    let entries = try DatabaseQueue(path: copy).read { db in
-      try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log") ?? 0
-    }
-    #expect(entries >= BackgroundWorker.checkpointInterval)
   }
 }

@@ -413,7 +413,7 @@ struct MigrationEdgeCompactionBetweenVersionsTests {
         try v1.send(index % 2 == 0 ? .relocate(id: 1, street: "S\(index)") : .rename(id: 2, name: "G\(index)"))
         states[v1.lastSeq] = v1.state.final
       }
-      v1.waitForBackgroundWork()
+      v1.waitForSnapshots()
     }
     let v2 = try Store(path: path, initialState: ContactsV2(), reducer: ContactsReducer<ContactsV2>())
     try v2.send(.setPhone(id: 1, phone: "555"))

@@ -42,7 +42,7 @@ struct RewindDatabaseTests {
       default: try store.send(.scroll(Double(index)))
       }
       // Snapshots are taken in the background: waiting after each send keeps their seqs exact.
-      store.waitForBackgroundWork()
+      store.waitForSnapshots()
     }
     let database = try RewindDatabase(path: path)
     let automatic = try database.snapshots().filter { $0.kind == "automatic" }

@@ -22,10 +22,10 @@ final class Repository<State: PersistentState> {
   let isReadOnly: Bool
   /// The file's path, or `:memory:`, for messages.
   let name: String
-  /// Takes automatic snapshots and WAL checkpoints off the caller's thread; `nil` for
-  /// in-memory and read-only databases (an in-memory one has no second connection: it takes
+  /// Takes automatic snapshots off the caller's thread; `nil` for in-memory and read-only
+  /// databases (an in-memory one has no second connection: it takes
   /// its snapshots in place).
-  let worker: BackgroundWorker?
+  let worker: SnapshotWorker?
   /// Entries between automatic snapshots instead of the policy's, for benchmarks.
   var snapshotSpacing: Int64?
 
@@ -55,11 +55,7 @@ final class Repository<State: PersistentState> {
       // grows only as pages are used, so a larger ceiling costs a small database nothing.
       try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
-    worker = path.flatMap { readOnly ? nil : BackgroundWorker(path: $0, configuration: configuration) }
-    if worker != nil {
-      // The worker checkpoints the WAL, off the caller's thread (see `BackgroundWorker`).
-      configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-    }
+    worker = path.flatMap { readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration) }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
@@ -178,7 +174,7 @@ final class Repository<State: PersistentState> {
     }
     var synced = history
     do {
-      let result = try database.writeWithoutTransaction { db in
+      return try database.writeWithoutTransaction { db in
         try db.inImmediateTransaction {
           let sync = try history.sync(db)
           try checkAppSchema(history)
@@ -187,8 +183,6 @@ final class Repository<State: PersistentState> {
           return try body(db, &history)
         }
       }
-      worker?.didCommit()
-      return result
     } catch {
       history = synced
       throw error
@@ -208,7 +202,7 @@ final class Repository<State: PersistentState> {
   }
 
   /// Takes an automatic snapshot when the policy wants one: in the background for a file (see
-  /// ``BackgroundWorker``), in place for an in-memory database. A failure here loses nothing (the
+  /// ``SnapshotWorker``), in place for an in-memory database. A failure here loses nothing (the
   /// snapshot only speeds up restores), so it is left for a later commit to retry. The
   /// snapshot is read from the tables and labelled with the seq they are at inside its own
   /// transaction, whoever wrote last.

@@ -36,7 +36,7 @@ import Observation
 /// - ``jump(to:timeline:)``
 /// - ``historyStacks(limit:)``
 /// - ``step(movedBy:)``
-/// - ``waitForBackgroundWork()``
+/// - ``waitForSnapshots()``
 @MainActor
 public final class Store<State: PersistentState, Action: LoggedAction>: Observable {
   var current: State
@@ -207,16 +207,14 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     return seq
   }
 
-  /// Blocks until the upkeep the store runs in the background, if any is under way, is done:
-  /// an automatic snapshot, or a WAL checkpoint.
+  /// Blocks until the automatic snapshot being taken in the background, if any, is stored.
   ///
   /// Every so many entries (as many as the state has rows, at least 1,000) the store copies the
-  /// state into a snapshot, so that jumps and restores far back stay fast; every 256 commits it
-  /// copies SQLite's write-ahead log back into the database file. It does both on connections
-  /// of its own, off the main actor, while `send` goes on. A short-lived process (a
-  /// command-line tool that sends one action) calls this before it exits, or the snapshot is
-  /// dropped; nothing else is lost either way (committed actions are in the log).
-  public func waitForBackgroundWork() {
+  /// state into a snapshot, so that jumps and restores far back stay fast. It does that on a
+  /// connection of its own, off the main actor, while `send` goes on. A short-lived process
+  /// (a command-line tool that sends one action) calls this before it exits, or the snapshot
+  /// is dropped; nothing else is lost either way (committed actions are in the log).
+  public func waitForSnapshots() {
     repository.worker?.wait()
   }
 

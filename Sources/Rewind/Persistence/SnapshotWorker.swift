@@ -1,0 +1,93 @@
+import Dispatch
+import Foundation
+import GRDB
+
+/// Takes a store's automatic snapshots off the caller's thread, on a connection of its own.
+///
+/// A snapshot copies the whole state, so taking it inside `send` would stall the main actor
+/// for as long as the state is large (seconds at a million rows). The worker reads the tables
+/// in one read transaction, which in WAL mode sees one committed state while the store goes on
+/// writing, encodes them there, and only then takes the write lock, for the one insert. At most
+/// one snapshot is under way at a time; a failed one is dropped (a snapshot only speeds up
+/// later jumps), and the next one is due soon.
+///
+/// (WAL checkpoints stay SQLite's own, in the commit that fills the WAL: run here, a passive
+/// checkpoint chases a busy writer and never lets the WAL start over, so the WAL grows without
+/// bound and every commit slows down.)
+final class SnapshotWorker: @unchecked Sendable {
+  private let path: String
+  private let configuration: Configuration
+  private let lock = NSLock()
+  private let group = DispatchGroup()
+  private var snapshotRunning = false
+  /// The seq of the last snapshot this worker stored: the store's own position learns it only
+  /// when it next reads the file.
+  private var lastTakenSeq: Int64 = 0
+
+  init(path: String, configuration: Configuration) {
+    self.path = path
+    self.configuration = configuration
+  }
+
+  /// The seq of the latest snapshot the worker stored, or 0.
+  var latestSnapshotSeq: Int64 { lock.withLock { lastTakenSeq } }
+
+  /// Starts a snapshot of the file's current state unless one is under way.
+  func startSnapshot() {
+    let claimed = lock.withLock {
+      if snapshotRunning { return false }
+      snapshotRunning = true
+      return true
+    }
+    guard claimed else { return }
+    run {
+      let seq = try? self.takeSnapshot()
+      self.lock.withLock {
+        if let seq { self.lastTakenSeq = max(self.lastTakenSeq, seq) }
+        self.snapshotRunning = false
+      }
+    }
+  }
+
+  /// Blocks until no snapshot is under way.
+  func wait() { group.wait() }
+
+  private func run(_ work: @escaping @Sendable () -> Void) {
+    group.enter()
+    DispatchQueue.global(qos: .utility).async { [group] in
+      work()
+      group.leave()
+    }
+  }
+
+  /// A connection to the store's file. A file gone since (moved, or its folder removed once the
+  /// store was done) is not created again, empty, by the worker.
+  private func open() throws -> DatabaseQueue {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw RewindError(.fileNotFound, "\(path) does not exist any more")
+    }
+    return try DatabaseQueue(path: path, configuration: configuration)
+  }
+
+  /// Reads and encodes the state in a read transaction, then stores it in a short write
+  /// transaction. Returns the seq it holds, or `nil` when there was nothing to take.
+  private func takeSnapshot() throws -> Int64? {
+    let queue = try open()
+    let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
+      let history = try HistoryLog(db)
+      let seq = try history.fileLastSeq(db)
+      guard seq > history.lastSnapshotSeq else { return nil }
+      return HistoryLog.EncodedSnapshot(try StateRows(db, catalog: history.tables), seq: seq)
+    }
+    guard let snapshot else { return nil }
+    return try queue.writeWithoutTransaction { db in
+      try db.inImmediateTransaction {
+        var history = try HistoryLog(db)
+        // Compaction or another snapshot may have come in between: then this one is not needed.
+        guard snapshot.seq > history.lastSnapshotSeq else { return nil }
+        try history.insertSnapshot(snapshot, kind: "automatic", label: nil, db)
+        return snapshot.seq
+      }
+    }
+  }
+}
