@@ -26,6 +26,8 @@ final class Repository<State: PersistentState> {
   /// databases (an in-memory one has no second connection: it takes
   /// its snapshots in place).
   let worker: SnapshotWorker?
+  /// Whether SQLite's automatic checkpoint is off, while a snapshot is read.
+  private var checkpointsSuspended = false
   /// Entries between automatic snapshots instead of the policy's, for benchmarks.
   var snapshotSpacing: Int64?
 
@@ -175,7 +177,8 @@ final class Repository<State: PersistentState> {
     var synced = history
     do {
       return try database.writeWithoutTransaction { db in
-        try db.inImmediateTransaction {
+        try suspendCheckpointsWhileSnapshotting(db)
+        return try db.inImmediateTransaction {
           let sync = try history.sync(db)
           try checkAppSchema(history)
           try follow(db, sync, &history)
@@ -187,6 +190,16 @@ final class Repository<State: PersistentState> {
       history = synced
       throw error
     }
+  }
+
+  /// Turns SQLite's automatic WAL checkpoint off while the worker reads a snapshot, and back on
+  /// after. Its long read transaction keeps the WAL from starting over, so every commit past
+  /// the checkpoint mark would try a checkpoint, and sync the file, in vain.
+  private func suspendCheckpointsWhileSnapshotting(_ db: Database) throws {
+    let reading = worker?.isRunning ?? false
+    guard reading != checkpointsSuspended else { return }
+    try db.execute(sql: "PRAGMA wal_autocheckpoint = \(reading ? 0 : 1000)")
+    checkpointsSuspended = reading
   }
 
   /// Throws ``RewindError/Code/newerAppSchema`` once a newer version of the app migrated the

@@ -11,9 +11,11 @@ import GRDB
 /// one snapshot is under way at a time; a failed one is dropped (a snapshot only speeds up
 /// later jumps), and the next one is due soon.
 ///
-/// (WAL checkpoints stay SQLite's own, in the commit that fills the WAL: run here, a passive
-/// checkpoint chases a busy writer and never lets the WAL start over, so the WAL grows without
-/// bound and every commit slows down.)
+/// While it reads, SQLite cannot start the WAL over, so its automatic checkpoint would run (and
+/// sync the file) in every commit from then on: the store turns it off for that time (see
+/// `Repository.write`). WAL checkpoints otherwise stay SQLite's own, in the commit that fills
+/// the WAL: run here, a passive checkpoint chases a busy writer and never lets the WAL start
+/// over, so the WAL grows without bound and every commit slows down.
 final class SnapshotWorker: @unchecked Sendable {
   private let path: String
   private let configuration: Configuration
@@ -28,6 +30,9 @@ final class SnapshotWorker: @unchecked Sendable {
     self.path = path
     self.configuration = configuration
   }
+
+  /// Whether a snapshot is under way.
+  var isRunning: Bool { lock.withLock { snapshotRunning } }
 
   /// The seq of the latest snapshot the worker stored, or 0.
   var latestSnapshotSeq: Int64 { lock.withLock { lastTakenSeq } }
