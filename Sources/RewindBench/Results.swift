@@ -121,7 +121,7 @@ struct Results {
     lines.append("Database bytes per action (10000 tasks, snapshots excluded): \(f(bytesPerAction, 0))")
     if let layout = fileLayout, let size = measured.last {
       lines.append(
-        "File at \(size) tasks: \(mib(layout.fileBytes)); tables \(mib(layout.tableBytes)), log \(mib(layout.logBytes)) (of which the initialize entry \(mib(layout.initialEntryBytes))), snapshots \(mib(layout.snapshotBytes)); file / (tables + log): \(f(Double(layout.fileBytes) / Double(layout.tableBytes + layout.logBytes), 2))"
+        "File at \(size) tasks: \(mib(layout.fileBytes)); tables \(mib(layout.tableBytes)), log \(mib(layout.logBytes)) (of which the initialize entries \(mib(layout.initialEntryBytes))), snapshots \(mib(layout.snapshotBytes)); file / (tables + log): \(f(Double(layout.fileBytes) / Double(layout.tableBytes + layout.logBytes), 2))"
       )
     }
     lines.append("Peak resident memory with every dispatch database open: \(f(peakRSSMiB)) MiB")

@@ -390,7 +390,7 @@ struct FileLayout {
   var tableBytes: Int64 = 0
   var logBytes: Int64 = 0
   var snapshotBytes: Int64 = 0
-  /// The `initialize` entry's row changes: the initial state, once more, in the log.
+  /// The `initialize` entries' row changes: the initial state, once more, in the log.
   var initialEntryBytes: Int64 = 0
 
   init(path: String) throws {

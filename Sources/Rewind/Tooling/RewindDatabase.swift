@@ -145,8 +145,14 @@ public final class RewindDatabase {
 
   /// Takes an automatic snapshot when the policy says so (see ``HistoryLog/minimumSnapshotSpacing``).
   func takeAutomaticSnapshotIfDue() throws {
-    // Counting rows costs a scan; do it only once enough entries make a snapshot possible.
+    // Counting rows costs a scan of every table (tens of milliseconds at a million rows): do it
+    // only once as many entries have passed as the last snapshot held rows, the size the state
+    // had then.
     guard history.wantsAutomaticSnapshot(rows: 0) else { return }
+    let lastRows = try queue.read { db in
+      try Int.fetchOne(db, sql: "SELECT row_count FROM snapshots ORDER BY seq DESC LIMIT 1") ?? 0
+    }
+    guard history.wantsAutomaticSnapshot(rows: lastRows) else { return }
     try queue.write { db in
       let rows = try history.tables.tableNames.reduce(0) {
         $0 + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0)
