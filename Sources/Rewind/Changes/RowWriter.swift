@@ -13,32 +13,43 @@ struct RowWriter {
   mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection, in db: Database) throws {
     for index in changes.indices {
       let change = changes[direction == .forward ? index : changes.count - 1 - index]
-      if let row = change.target(direction) {
-        try upsert(row, keyColumns: change.key.keys.sorted(), into: change.table, db)
-      } else {
-        try delete(key: change.key, from: change.table, db)
-      }
+      let (sql, arguments) = try statement(for: change, direction)
+      try db.cachedStatement(sql: sql).execute(binding: arguments)
     }
   }
 
-  private mutating func upsert(
-    _ row: [String: DatabaseValue], keyColumns: [String], into table: String, _ db: Database
-  ) throws {
+  /// The statement, and its arguments, that makes the row of `change` what `direction` says:
+  /// an upsert of the target row, or a delete by key.
+  mutating func statement(
+    for change: RowChange, _ direction: ChangeDirection
+  ) throws -> (sql: String, arguments: [DatabaseValue]) {
+    let keyColumns = change.key.keys.sorted()
+    guard let row = change.target(direction) else {
+      let cacheKey = [change.table] + keyColumns
+      let sql: String
+      if let cached = deleteSQL[cacheKey] {
+        sql = cached
+      } else {
+        sql = Self.deleteSQL(table: change.table, keyColumns: keyColumns)
+        deleteSQL[cacheKey] = sql
+      }
+      return (sql, keyColumns.map { change.key[$0] ?? .null })
+    }
     let columns = row.keys.sorted()
-    let cacheKey = [table] + columns + ["|"] + keyColumns
+    let cacheKey = [change.table] + columns + ["|"] + keyColumns
     let sql: String
     if let cached = upsertSQL[cacheKey] {
       sql = cached
     } else {
-      sql = Self.upsertSQL(table: table, columns: columns, keyColumns: keyColumns)
+      sql = Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns)
       upsertSQL[cacheKey] = sql
     }
-    try db.cachedStatement(sql: sql).execute(
-      binding: try columns.map { column in
-        let value = row[column] ?? .null
-        try Self.checkStorable(value, column: column, of: table)
-        return value
-      })
+    let arguments = try columns.map { column in
+      let value = row[column] ?? .null
+      try Self.checkStorable(value, column: column, of: change.table)
+      return value
+    }
+    return (sql, arguments)
   }
 
   /// SQLite's text binding stops at the first NUL, so the table would keep less than the log
@@ -51,22 +62,9 @@ struct RowWriter {
     }
   }
 
-  private mutating func delete(key: [String: DatabaseValue], from table: String, _ db: Database) throws {
-    let columns = key.keys.sorted()
-    let cacheKey = [table] + columns
-    let sql: String
-    if let cached = deleteSQL[cacheKey] {
-      sql = cached
-    } else {
-      sql = Self.deleteSQL(table: table, keyColumns: columns)
-      deleteSQL[cacheKey] = sql
-    }
-    try db.cachedStatement(sql: sql).execute(binding: columns.map { key[$0] ?? .null })
-  }
-
   /// The statement that writes a row of `table` with `columns` (sorted), inserting it or
   /// updating the row with the same `keyColumns`.
-  static func upsertSQL(table: String, columns: [String], keyColumns: [String]) -> String {
+  private static func upsertSQL(table: String, columns: [String], keyColumns: [String]) -> String {
     let others = columns.filter { !keyColumns.contains($0) }
     let conflict =
       others.isEmpty
@@ -83,7 +81,7 @@ struct RowWriter {
   }
 
   /// The statement that deletes the row of `table` with the given key columns (sorted).
-  static func deleteSQL(table: String, keyColumns: [String]) -> String {
+  private static func deleteSQL(table: String, keyColumns: [String]) -> String {
     """
     DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \
     \(keyColumns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))

@@ -159,7 +159,10 @@ extension HistoryLog {
         label, snapshot.seq, kind, snapshot.rowCount, snapshot.json, snapshot.checksum,
         shape == snapshot.seq ? nil : shape,
       ])
-    if snapshot.seq >= lastSnapshotSeq { lastSnapshotSeq = snapshot.seq }
+    if snapshot.seq >= lastSnapshotSeq {
+      lastSnapshotSeq = snapshot.seq
+      lastSnapshotRows = Int64(snapshot.rowCount)
+    }
   }
 
   /// The rows of snapshot `id`, refused if they were edited after it was taken.

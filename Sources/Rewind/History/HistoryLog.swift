@@ -34,6 +34,8 @@ struct HistoryLog {
   private(set) var initializedThrough: Int64?
   /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
   var lastSnapshotSeq: Int64 = 0
+  /// The rows the latest snapshot holds (0 when there is none): the state's size then.
+  var lastSnapshotRows: Int64 = 0
   /// SQLite's `PRAGMA data_version` when the position was last read or written: it changes
   /// when another connection commits, so an unchanged value means nothing to catch up.
   private var dataVersion: Int64?
@@ -90,8 +92,17 @@ struct HistoryLog {
     }
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
     // next automatic one.
-    lastSnapshotSeq = max(
-      try db.checkedInteger("SELECT max(seq) FROM snapshots", what: "snapshots.seq") ?? baseSeq, baseSeq)
+    let latest = try Row.fetchOne(db, sql: "SELECT seq, row_count FROM snapshots ORDER BY seq DESC LIMIT 1")
+    lastSnapshotSeq = max(try latest?.checked("seq", in: EngineTable.snapshots.name) ?? baseSeq, baseSeq)
+    lastSnapshotRows = try latest?.checked("row_count", in: EngineTable.snapshots.name) ?? 0
+  }
+
+  /// The rows of every state table, counted: a scan of each (tens of milliseconds at a
+  /// million rows), for the automatic snapshot policy and estimates of a rebuild's cost.
+  func stateRowCount(_ db: Database) throws -> Int64 {
+    try tables.tableNames.reduce(0) {
+      $0 + (try Int64.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0)
+    }
   }
 
   /// The seq of the file's last entry, as it is inside the caller's transaction. Compaction can
@@ -243,7 +254,7 @@ struct HistoryLog {
     case .joinLastStep:
       step = lastStep
       if let step {
-        try db.cachedStatement(sql: "UPDATE undo_steps SET last_seq = ? WHERE id = ?").execute(arguments: [seq, step])
+        try db.cachedStatement(sql: Self.extendStepSQL).execute(arguments: [seq, step])
       }
     case .step(let group):
       guard entry.changesDocument else { break }
@@ -253,12 +264,12 @@ struct HistoryLog {
       }
       if let group, let open = openGroup, open.key == group {
         step = open.step
-        try db.cachedStatement(sql: "UPDATE undo_steps SET last_seq = ? WHERE id = ?").execute(arguments: [
+        try db.cachedStatement(sql: Self.extendStepSQL).execute(arguments: [
           seq, open.step,
         ])
       } else {
         step = seq
-        try db.cachedStatement(sql: "INSERT INTO undo_steps (id, last_seq, group_key) VALUES (?, ?, ?)")
+        try db.cachedStatement(sql: Self.insertStepSQL)
           .execute(binding: [seq.databaseValue, seq.databaseValue, group.databaseValue])
         nextUndo = seq
       }
@@ -279,6 +290,11 @@ struct HistoryLog {
     lastSeq = seq
     return (seq, cascaded)
   }
+
+  /// The statement that starts an undo step.
+  static let insertStepSQL = "INSERT INTO undo_steps (id, last_seq, group_key) VALUES (?, ?, ?)"
+  /// The statement that extends an undo step to a later entry.
+  static let extendStepSQL = "UPDATE undo_steps SET last_seq = ? WHERE id = ?"
 
   /// The statement that appends a log entry.
   static let insertEntrySQL = """
@@ -432,13 +448,7 @@ struct HistoryLog {
     let stateRows: Int64
     switch anchor.anchor {
     case .snapshot(_, _, let rows): stateRows = rows
-    case .origin:
-      stateRows =
-        try db.checkedInteger(
-          "SELECT row_count FROM snapshots ORDER BY seq DESC LIMIT 1", what: "snapshots.row_count")
-        ?? tables.tableNames.reduce(0) {
-          $0 + (try Int64.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0)
-        }
+    case .origin: stateRows = lastSnapshotRows > 0 ? lastSnapshotRows : try stateRowCount(db)
     case .head: stateRows = 0
     }
     let (rebuild, overflow) = anchor.distance.addingReportingOverflow(stateRows)

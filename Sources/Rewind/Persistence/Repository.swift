@@ -222,11 +222,11 @@ final class Repository<State: PersistentState> {
   func takeAutomaticSnapshotIfDue(rows countRows: @autoclosure () -> Int) {
     // Counting the rows walks the state's parts: only once the fewest entries have passed.
     guard history.wantsAutomaticSnapshot(rows: 0, spacing: snapshotSpacing) else { return }
-    let rows = countRows()
-    guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing) else { return }
+    guard
+      history.wantsAutomaticSnapshot(
+        rows: countRows(), spacing: snapshotSpacing, taken: worker?.latestSnapshotSeq ?? 0)
+    else { return }
     if let worker {
-      guard history.wantsAutomaticSnapshot(rows: rows, spacing: snapshotSpacing, taken: worker.latestSnapshotSeq)
-      else { return }
       worker.startSnapshot()
       return
     }

@@ -9,10 +9,7 @@ extension Statement {
   /// the statement. Errors are GRDB's `DatabaseError`, with SQLite's extended result code.
   func execute(binding values: [DatabaseValue]) throws {
     let handle = sqliteStatement
-    for (offset, value) in values.enumerated() {
-      let code = value.storage.bind(to: handle, at: Int32(offset + 1))
-      guard code == SQLITE_OK else { throw failure(code) }
-    }
+    try bind(values)
     let code = sqlite3_step(handle)
     guard code == SQLITE_DONE || code == SQLITE_ROW else {
       let error = failure(code)
@@ -28,10 +25,7 @@ extension Statement {
   func forEachRow(binding values: [DatabaseValue], _ body: (SQLiteStatement) throws -> Void) throws {
     let handle = sqliteStatement
     defer { sqlite3_reset(handle) }
-    for (offset, value) in values.enumerated() {
-      let code = value.storage.bind(to: handle, at: Int32(offset + 1))
-      guard code == SQLITE_OK else { throw failure(code) }
-    }
+    try bind(values)
     while true {
       switch sqlite3_step(handle) {
       case SQLITE_ROW: try body(handle)
@@ -52,6 +46,14 @@ extension Statement {
       return nil
     case let code:
       throw failure(code)
+    }
+  }
+
+  /// Binds `values` to the statement's parameters, in order.
+  private func bind(_ values: [DatabaseValue]) throws {
+    for (offset, value) in values.enumerated() {
+      let code = value.storage.bind(to: sqliteStatement, at: Int32(offset + 1))
+      guard code == SQLITE_OK else { throw failure(code) }
     }
   }
 

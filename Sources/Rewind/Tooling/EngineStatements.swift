@@ -20,6 +20,7 @@ extension EngineStatement {
   /// an action that clears the redo stack) are refused: the floor replays sends only.
   public static func entries(after seq: Int64, in db: Database) throws -> [[EngineStatement]] {
     let history = try HistoryLog(db)
+    var writer = RowWriter()
     var entries: [[EngineStatement]] = []
     let rows = try Row.fetchCursor(
       db,
@@ -32,33 +33,21 @@ extension EngineStatement {
       guard kind == LogEntry.Kind.action.rawValue else {
         throw RewindError(.invalidValue, "seq \(seq) is a \(kind) entry; only actions are replayed")
       }
-      var statements: [EngineStatement] = []
-      for change in try history.decodeChanges(row) {
-        let keyColumns = change.key.keys.sorted()
-        if let after = change.after {
-          let columns = after.keys.sorted()
-          statements.append(
-            EngineStatement(
-              sql: RowWriter.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns),
-              arguments: columns.map { after[$0] ?? .null }))
-        } else {
-          statements.append(
-            EngineStatement(
-              sql: RowWriter.deleteSQL(table: change.table, keyColumns: keyColumns),
-              arguments: keyColumns.map { change.key[$0] ?? .null }))
-        }
+      var statements = try history.decodeChanges(row).map { change in
+        let (sql, arguments) = try writer.statement(for: change, .forward)
+        return EngineStatement(sql: sql, arguments: arguments)
       }
       let step: Int64? = row["step"]
       let group: DatabaseValue = row["group_key"]
       if step == seq {
         statements.append(
           EngineStatement(
-            sql: "INSERT INTO undo_steps (id, last_seq, group_key) VALUES (?, ?, ?)",
+            sql: HistoryLog.insertStepSQL,
             arguments: [seq.databaseValue, seq.databaseValue, group]))
       } else if let step {
         statements.append(
           EngineStatement(
-            sql: "UPDATE undo_steps SET last_seq = ? WHERE id = ?", arguments: [seq.databaseValue, step.databaseValue]))
+            sql: HistoryLog.extendStepSQL, arguments: [seq.databaseValue, step.databaseValue]))
       }
       statements.append(
         EngineStatement(

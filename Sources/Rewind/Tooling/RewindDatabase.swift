@@ -148,15 +148,9 @@ public final class RewindDatabase {
     // Counting rows costs a scan of every table (tens of milliseconds at a million rows): do it
     // only once as many entries have passed as the last snapshot held rows, the size the state
     // had then.
-    guard history.wantsAutomaticSnapshot(rows: 0) else { return }
-    let lastRows = try queue.read { db in
-      try Int.fetchOne(db, sql: "SELECT row_count FROM snapshots ORDER BY seq DESC LIMIT 1") ?? 0
-    }
-    guard history.wantsAutomaticSnapshot(rows: lastRows) else { return }
+    guard history.wantsAutomaticSnapshot(rows: Int(history.lastSnapshotRows)) else { return }
     try queue.write { db in
-      let rows = try history.tables.tableNames.reduce(0) {
-        $0 + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0)
-      }
+      let rows = Int(try history.stateRowCount(db))
       if history.wantsAutomaticSnapshot(rows: rows) {
         try history.takeSnapshot(kind: "automatic", label: nil, db)
       }
