@@ -55,6 +55,34 @@ struct CompactJSONEncoderTests {
     #expect(try CompactJSONEncoder.encode(["b": 1, "a": 2]) == #"{"a":2,"b":1}"#)
   }
 
+  @Test func membersAreTheObjectsValueTexts() throws {
+    struct Keyed: Encodable {
+      enum CodingKeys: String, CodingKey {
+        case quoted = "quo\"te"
+        case nested, absent, twice
+      }
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("v", forKey: .quoted)
+        try container.encode(["a": [1], "b": []], forKey: .nested)
+        try container.encodeIfPresent(Int?.none, forKey: .absent)
+        try container.encode(1, forKey: .twice)
+        try container.encode(2, forKey: .twice)  // the last value set wins, as in JSONEncoder
+      }
+    }
+    let members = try CompactJSONEncoder.encodeMembers(Keyed())
+    #expect(members == ["quo\"te": #""v""#, "nested": #"{"a":[1],"b":[]}"#, "twice": "2"])
+    #expect(try CompactJSONEncoder.encode(Keyed()) == #"{"nested":{"a":[1],"b":[]},"quo\"te":"v","twice":2}"#)
+    let everything = Everything()
+    let text = try CompactJSONEncoder.encode(everything)
+    let whole = try #require(try CompactJSONEncoder.encodeMembers(everything))
+    #expect(whole["string"] == (try CompactJSONEncoder.encode(everything.string)))
+    #expect(whole["modes"] == (try CompactJSONEncoder.encode(everything.modes)))
+    #expect(whole.count == (try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?.count)
+    #expect(try CompactJSONEncoder.encodeMembers([1, 2]) == nil)
+    #expect(try CompactJSONEncoder.encodeMembers("text") == nil)
+  }
+
   @Test func refusesNonFiniteNumbers() {
     #expect(throws: EncodingError.self) { try CompactJSONEncoder.encode([Double.infinity]) }
     #expect(throws: EncodingError.self) { try CompactJSONEncoder.encode(["x": Double.nan]) }

@@ -35,12 +35,6 @@ struct JSONParsingTests {
     #expect(throws: RewindError.self) { try JSONValue.parse(text) }
   }
 
-  @Test func objectMembersKeepValueTextsAndUnescapeKeys() {
-    let members = JSONObjectMembers.split(#"{"plain":{"a":[1,"x,y"]},"quo\"te":"v","n":null}"#)
-    #expect(members == ["plain": #"{"a":[1,"x,y"]}"#, "quo\"te": #""v""#, "n": "null"])
-    #expect(JSONObjectMembers.split("[1]") == nil)
-  }
-
   /// `value` as Foundation's JSONDecoder reads numbers: an integral real that fits is an integer.
   static func integralRealsAsIntegers(_ value: JSONValue) -> JSONValue {
     switch value {

@@ -16,6 +16,23 @@ enum CompactJSONEncoder {
     return String(decoding: out, as: UTF8.self)
   }
 
+  /// The members of `value`'s JSON object, each value's text as ``encode(_:)`` writes it, or
+  /// `nil` when `value` does not encode as an object. Cheaper than splitting the object's text.
+  static func encodeMembers<T: Encodable>(_ value: T) throws -> [String: String]? {
+    let root = Node()
+    try root.encode(value, codingPath: [])
+    guard case .object(let members) = root.kind else { return nil }
+    var texts: [String: String] = [:]
+    texts.reserveCapacity(members.count)
+    var out: [UInt8] = []
+    for member in members {
+      out.removeAll(keepingCapacity: true)
+      member.value.write(to: &out)
+      texts[member.key] = String(decoding: out, as: UTF8.self)
+    }
+    return texts
+  }
+
   /// A JSON value under construction. A class, so containers can fill it after returning.
   final class Node {
     enum Kind {
@@ -23,7 +40,9 @@ enum CompactJSONEncoder {
       case literal(String)  // null, true, false, or a number, as written
       case string(String)
       case array([Node])
-      case object([String: Node])
+      /// Members in the order they were encoded; a key set again replaces its value. Coding
+      /// keys are few per object, so a search beats hashing.
+      case object([(key: String, value: Node)])
     }
     var kind = Kind.empty
 
@@ -38,11 +57,15 @@ enum CompactJSONEncoder {
 
     func set(_ key: String, _ child: Node) {
       guard case .object(var members) = kind else {
-        kind = .object([key: child])
+        kind = .object([(key, child)])
         return
       }
-      kind = .empty  // release the storage so the dictionary is mutated in place
-      members[key] = child
+      kind = .empty  // release the storage so the array is mutated in place
+      if let index = members.firstIndex(where: { $0.key == key }) {
+        members[index].value = child
+      } else {
+        members.append((key, child))
+      }
       kind = .object(members)
     }
 
@@ -70,11 +93,11 @@ enum CompactJSONEncoder {
         out.append(UInt8(ascii: "]"))
       case .object(let members):
         out.append(UInt8(ascii: "{"))
-        for (index, key) in members.keys.sorted().enumerated() {
+        for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
           if index > 0 { out.append(UInt8(ascii: ",")) }
-          JSONText.appendString(key, to: &out)
+          JSONText.appendString(member.key, to: &out)
           out.append(UInt8(ascii: ":"))
-          members[key]!.write(to: &out)
+          member.value.write(to: &out)
         }
         out.append(UInt8(ascii: "}"))
       }
@@ -98,7 +121,7 @@ enum CompactJSONEncoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-      if case .object = node.kind {} else { node.kind = .object([:]) }
+      if case .object = node.kind {} else { node.kind = .object([]) }
       return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath))
     }
 

@@ -63,6 +63,9 @@ extension HistoryLog {
   /// foreign key does, though SQLite cannot check it for the engine.
   func danglingListEntries(in changes: [RowChange], _ db: Database) throws -> [String] {
     var problems: [String] = []
+    // Rows the entry itself writes exist once it is written: no query needed (an added task
+    // and its list entry are one entry).
+    var written: Set<NetChanges.RowID>?
     for change in changes where change.table == EngineTable.listEntries.name {
       // A moved entry names what it named (a deletion of that would have cascaded to it).
       guard let row = change.after, change.before == nil || change.before?["owner"] != row["owner"],
@@ -72,6 +75,10 @@ extension HistoryLog {
       if let owner = tables.listOwners[list] { references.append((column: "owner", table: owner)) }
       for (column, table) in references {
         guard let value = row[column], let keyColumn = tables.keyColumns(of: table).first else { continue }
+        if written == nil {
+          written = Set(changes.lazy.filter { $0.after != nil }.map { NetChanges.RowID(table: $0.table, key: $0.key) })
+        }
+        if written!.contains(NetChanges.RowID(table: table, key: [keyColumn: value])) { continue }
         if try currentRow(table: table, key: [keyColumn: value], db) == nil {
           problems.append(
             "list_entries \(describe(change.key)) would name \(column == "owner" ? "its owner " : "")\(table) \(describe([keyColumn: value])), which does not exist"

@@ -3,6 +3,7 @@ import GRDB
 extension Row {
   /// The value of `column`, type-checked: a value of another type (written with plain `sqlite3`,
   /// say) is a ``RewindError`` naming the table, the column and the row, never a crash.
+  @usableFromInline
   func checked<Value: DatabaseValueConvertible>(
     _ column: String, in table: String, as type: Value.Type = Value.self
   ) throws -> Value {

@@ -1,6 +1,7 @@
 /// The engine's own tables, as `migrations/*.sql` creates them: the one place the Swift code
 /// names them and their columns. (SQL statements spell them out, as SQL reads best; every
 /// statement runs against the real schema in the tests.)
+@usableFromInline
 enum EngineTable: String, CaseIterable, Sendable {
   case meta = "rewind_meta"
   case entityTables = "rewind_entity_tables"
@@ -17,6 +18,7 @@ enum EngineTable: String, CaseIterable, Sendable {
   case appMigrations = "rewind_app_migrations"
 
   /// The table's name in the database.
+  @inlinable
   var name: String { rawValue }
 
   /// The columns the engine reads and writes; opening checks that each is present.

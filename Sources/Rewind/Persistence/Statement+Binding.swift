@@ -22,6 +22,7 @@ extension Statement {
   /// Runs the statement with `values` bound and calls `body` with each row, read through
   /// SQLite's C API (`sqlite3_column_*` on the handle): for loading whole tables, where GRDB's
   /// row decoding costs more than SQLite's own work per row.
+  @usableFromInline
   func forEachRow(binding values: [DatabaseValue], _ body: (SQLiteStatement) throws -> Void) throws {
     let handle = sqliteStatement
     defer { sqlite3_reset(handle) }

@@ -13,6 +13,9 @@
 ///   .cancellable(id: "import", cancelInFlight: true)
 /// ```
 public struct Effect<Action: Sendable>: Sendable {
+  // Usable from inlinable code so that composed reducers, specialized in the app's module,
+  // pass `.none` along without calls into this one.
+  @usableFromInline
   indirect enum Operation: Sendable {
     case none
     case run(
@@ -22,9 +25,13 @@ public struct Effect<Action: Sendable>: Sendable {
     case merge([Effect<Action>])
   }
 
-  let operation: Operation
+  @usableFromInline let operation: Operation
+
+  @usableFromInline
+  init(operation: Operation) { self.operation = operation }
 
   /// No work.
+  @inlinable
   public static var none: Self { Self(operation: .none) }
 
   /// Runs `operation` on a task; it may send actions back with `send`.
@@ -58,6 +65,15 @@ public struct Effect<Action: Sendable>: Sendable {
   /// Runs all `effects` at once.
   public static func merge(_ effects: Self...) -> Self { merge(effects) }
 
+  /// Runs both effects at once, without the array a variadic `merge`
+  /// call builds: composed reducers merge two effects on every action, usually both `.none`.
+  @inlinable
+  static func pair(_ first: Self, _ second: Self) -> Self {
+    if case .none = first.operation { return second }
+    if case .none = second.operation { return first }
+    return merge([first, second])
+  }
+
   /// Runs all `effects` at once.
   public static func merge(_ effects: [Self]) -> Self {
     var work: [Self] = []
@@ -73,7 +89,14 @@ public struct Effect<Action: Sendable>: Sendable {
   }
 
   /// The same work, its actions transformed: how a parent embeds a child's effects.
+  @inlinable
   public func map<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> Effect<Other> {
+    if case .none = operation { return .none }
+    return mapWork(transform)
+  }
+
+  @usableFromInline
+  func mapWork<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> Effect<Other> {
     switch operation {
     case .none:
       return .none
@@ -122,6 +145,7 @@ public struct Send<Action: Sendable>: Sendable {
 }
 
 /// A type-erased, sendable effect identifier.
+@usableFromInline
 struct EffectID: Hashable, @unchecked Sendable {
   let base: AnyHashable
   init(_ id: some Hashable & Sendable) { base = AnyHashable(id) }

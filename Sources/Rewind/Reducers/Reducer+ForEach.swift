@@ -20,17 +20,18 @@ extension Reducer {
 
 /// The reducer ``Reducer/forEach(_:action:child:)`` returns.
 public struct _ForEachReducer<Parent: Reducer, E: Entity, Child: Reducer>: Reducer where Child.State == E {
-  let parent: Parent
-  let table: WritableKeyPath<Parent.State, EntityTable<E>>
-  let action: ActionCase<Parent.Action, (id: E.ID, action: Child.Action)>
-  let child: Child
+  @usableFromInline let parent: Parent
+  @usableFromInline let table: WritableKeyPath<Parent.State, EntityTable<E>>
+  @usableFromInline let action: ActionCase<Parent.Action, (id: E.ID, action: Child.Action)>
+  @usableFromInline let child: Child
 
+  @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     var childEffect = Effect<Parent.Action>.none
     if let (id, childAction) = self.action.extract(action), state[keyPath: table].contains(id: id) {
       let embed = self.action.embed
       childEffect = child.reduce(into: &state[keyPath: table][id]!, action: childAction).map { embed((id, $0)) }
     }
-    return .merge(childEffect, parent.reduce(into: &state, action: action))
+    return .pair(childEffect, parent.reduce(into: &state, action: action))
   }
 }

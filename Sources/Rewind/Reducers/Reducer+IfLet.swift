@@ -19,16 +19,17 @@ extension Reducer {
 
 /// The reducer ``Reducer/ifLet(_:action:child:)`` returns.
 public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
-  let parent: Parent
-  let state: WritableKeyPath<Parent.State, Child.State?>
-  let action: ActionCase<Parent.Action, Child.Action>
-  let child: Child
+  @usableFromInline let parent: Parent
+  @usableFromInline let state: WritableKeyPath<Parent.State, Child.State?>
+  @usableFromInline let action: ActionCase<Parent.Action, Child.Action>
+  @usableFromInline let child: Child
 
+  @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     var childEffect = Effect<Parent.Action>.none
     if let childAction = self.action.extract(action), state[keyPath: self.state] != nil {
       childEffect = child.reduce(into: &state[keyPath: self.state]!, action: childAction).map(self.action.embed)
     }
-    return .merge(childEffect, parent.reduce(into: &state, action: action))
+    return .pair(childEffect, parent.reduce(into: &state, action: action))
   }
 }

@@ -37,10 +37,11 @@ public protocol Reducer<State, Action> {
 /// }
 /// ```
 public struct Reduce<State, Action: Sendable>: Reducer {
-  let body: (inout State, Action) -> Effect<Action>
+  @usableFromInline let body: (inout State, Action) -> Effect<Action>
 
   /// Creates a reducer that runs `body`.
   public init(_ body: @escaping (inout State, Action) -> Effect<Action>) { self.body = body }
 
+  @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> { body(&state, action) }
 }

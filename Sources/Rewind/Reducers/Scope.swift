@@ -10,9 +10,9 @@
 /// The child mutates its slice of the parent's state in place, so change tracking sees only
 /// the rows it touched. Its effects' actions are embedded back into parent actions.
 public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer {
-  let state: WritableKeyPath<ParentState, Child.State>
-  let action: ActionCase<ParentAction, Child.Action>
-  let child: Child
+  @usableFromInline let state: WritableKeyPath<ParentState, Child.State>
+  @usableFromInline let action: ActionCase<ParentAction, Child.Action>
+  @usableFromInline let child: Child
 
   /// Scopes `child` to the state at `state` and the actions of `action`.
   public init(
@@ -25,6 +25,7 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     self.child = child()
   }
 
+  @inlinable
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = self.action.extract(action) else { return .none }
     return child.reduce(into: &state[keyPath: self.state], action: childAction).map(self.action.embed)

@@ -2,15 +2,22 @@ import Foundation
 import GRDB
 
 /// An ``EntityTable`` persisted in its entity's table.
+@usableFromInline
 final class EntityPart<Root, E: Entity>: StatePart {
+  @usableFromInline
   let keyPath: WritableKeyPath<Root, EntityTable<E>>
+  @usableFromInline
   var table: String { E.databaseTableName }
+  @usableFromInline
   var declaredEntityTable: String? { table }
 
+  @usableFromInline
   init(keyPath: WritableKeyPath<Root, EntityTable<E>>) { self.keyPath = keyPath }
 
+  @usableFromInline
   func takeDefaults(from initial: Root) throws {}
 
+  @usableFromInline
   func setUp(_ db: Database) throws {
     if try !db.tableExists(table) {
       // A table the file registered and lost would come back empty, with its ids free for
@@ -26,6 +33,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
     try registerIfPresent(db)
   }
 
+  @usableFromInline
   func registerIfPresent(_ db: Database) throws {
     guard try db.tableExists(table) else { return }
     let columns = try db.columns(in: table).map(\.name)
@@ -42,14 +50,14 @@ final class EntityPart<Root, E: Entity>: StatePart {
       arguments: [table, E.keyColumn])
   }
 
+  @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
     try checkUUIDKeyForm(db)
-    var entities = EntityTable<E>()
-    entities.storage.reserveCapacity(
-      try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0)
+    let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
     let cursor = try E.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    let entities: EntityTable<E>
     do {
-      while let entity = try cursor.next() { entities.set(entity, for: entity.id) }
+      entities = try EntityTable(loading: cursor, count: count)
     } catch {
       throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)", underlying: error)
     }
@@ -57,7 +65,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
     return { root in root[keyPath: keyPath] = entities }
   }
 
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
+    // Most actions touch one table: a read is cheaper than the mutable access taking needs.
+    guard root[keyPath: keyPath].hasPendingChanges else { return }
     for (id, before, after) in root[keyPath: keyPath].takeChanges() {
       let change = try change(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
@@ -77,6 +88,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
   }
 
+  @usableFromInline
   func rows(of root: Root, into batches: inout RowBatches) throws {
     let entities = root[keyPath: keyPath]
     for id in entities.ids.sorted() {
@@ -86,7 +98,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   /// The row change of one entity. The key is the key column's value as the row encodes it
   /// (a UUID in the entity's chosen form), so the log names exactly the row the table holds.
-  private func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
+  @inlinable
+  func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
     let (before, after) = (try before?.databaseDictionary, try after?.databaseDictionary)
     let key = E.keyValue(of: id)
     // A row that writes its key in another form (its own `encode(to:)` storing a UUID as GRDB's
@@ -104,7 +117,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// before the entity's strategy changed (release 62fd705 kept GRDB's default, 16-byte blobs;
   /// Rewind's default is now uppercase text). Its rows would be written a second time under
   /// the new form, and deletes and undo would miss them.
-  private func checkUUIDKeyForm(_ db: Database) throws {
+  @usableFromInline
+  func checkUUIDKeyForm(_ db: Database) throws {
     guard E.ID.self == UUID.self else { return }
     let column = E.keyColumn.quotedDatabaseIdentifier
     let (form, otherForm): (String, String)
@@ -132,10 +146,13 @@ final class EntityPart<Root, E: Entity>: StatePart {
     )
   }
 
+  @usableFromInline
   func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
 
+  @usableFromInline
   func owns(_ change: RowChange) -> Bool { change.table == table }
 
+  @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     let entities: [(E.ID, E?)] = try changes.map { change in
       guard let keyValue = change.key[E.keyColumn], let id = E.ID.fromDatabaseValue(keyValue) else {
@@ -163,6 +180,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
   }
 
+  @usableFromInline
   func pulledBack<Parent>(
     along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
   ) -> any StatePart<Parent> {

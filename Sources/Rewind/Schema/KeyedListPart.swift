@@ -1,19 +1,28 @@
 import GRDB
 
 /// An ``OrderedIDLists`` family persisted as `list_entries` rows that carry their owner.
+@usableFromInline
 final class KeyedListPart<
   Root, Owner: Hashable & Comparable & Sendable & DatabaseValueConvertible,
   ID: Hashable & Comparable & Sendable & DatabaseValueConvertible
 >: StatePart {
+  @usableFromInline
   static var table: String { EngineTable.listEntries.name }
+  @usableFromInline
   let keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>
+  @usableFromInline
   let name: String
+  @usableFromInline
   let entityTable: String
+  @usableFromInline
   let ownerTable: String
   /// Ids as their entity tables store them.
+  @usableFromInline
   let keyValue: @Sendable (ID) -> DatabaseValue
+  @usableFromInline
   let ownerValue: @Sendable (Owner) -> DatabaseValue
 
+  @usableFromInline
   init(
     keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>, name: String, entityTable: String,
     ownerTable: String, keyValue: @escaping @Sendable (ID) -> DatabaseValue,
@@ -27,10 +36,13 @@ final class KeyedListPart<
     self.ownerValue = ownerValue
   }
 
+  @usableFromInline
   func takeDefaults(from initial: Root) throws {}
 
+  @usableFromInline
   var declaredEntityTable: String? { nil }
 
+  @usableFromInline
   func registerIfPresent(_ db: Database) throws {
     let registered = try String.fetchSet(
       db, sql: "SELECT name FROM rewind_entity_tables WHERE name IN (?, ?)", arguments: [entityTable, ownerTable])
@@ -38,6 +50,7 @@ final class KeyedListPart<
     try setUp(db)
   }
 
+  @usableFromInline
   func setUp(_ db: Database) throws {
     // Checked first: opening a set-up file must not write (it may be read-only).
     if let row = try Row.fetchOne(
@@ -56,6 +69,7 @@ final class KeyedListPart<
       arguments: [name, entityTable, ownerTable])
   }
 
+  @usableFromInline
   func load(_ db: Database) throws -> (inout Root) -> Void {
     var lists = OrderedIDLists<Owner, ID>()
     lists.owners.reserveCapacity(
@@ -75,12 +89,20 @@ final class KeyedListPart<
     return { root in root[keyPath: keyPath] = lists }
   }
 
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
+    guard root[keyPath: keyPath].hasPendingChanges else { return }  // a read, not a mutable access
+    takeTrackedChanges(from: &root, into: &changes)
+  }
+
+  @usableFromInline
+  func takeTrackedChanges(from root: inout Root, into changes: inout [RowChange]) {
     for (id, before, after) in root[keyPath: keyPath].takeChanges() {
       changes.append(change(id: id, before: before, after: after))
     }
   }
 
+  @usableFromInline
   func rows(of root: Root, into batches: inout RowBatches) throws {
     let family = root[keyPath: keyPath]
     for owner in family.lists.keys.sorted() {
@@ -101,12 +123,15 @@ final class KeyedListPart<
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
   }
 
+  @usableFromInline
   func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
 
+  @usableFromInline
   func owns(_ change: RowChange) -> Bool {
     change.table == Self.table && change.key["list"] == name.databaseValue
   }
 
+  @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     let places: [(ID, String?, Owner?)] = try changes.map { change in
       guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
@@ -127,6 +152,7 @@ final class KeyedListPart<
     }
   }
 
+  @usableFromInline
   func pulledBack<Parent>(
     along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
   ) -> any StatePart<Parent> {

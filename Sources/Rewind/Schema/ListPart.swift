@@ -1,14 +1,21 @@
 import GRDB
 
 /// An ``OrderedIDList`` persisted as `list_entries` rows.
+@usableFromInline
 final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueConvertible>: StatePart {
+  @usableFromInline
   static var table: String { EngineTable.listEntries.name }
+  @usableFromInline
   let keyPath: WritableKeyPath<Root, OrderedIDList<ID>>
+  @usableFromInline
   let name: String
+  @usableFromInline
   let entityTable: String
   /// An id as its entity table stores it.
+  @usableFromInline
   let keyValue: @Sendable (ID) -> DatabaseValue
 
+  @usableFromInline
   init(
     keyPath: WritableKeyPath<Root, OrderedIDList<ID>>, name: String, entityTable: String,
     keyValue: @escaping @Sendable (ID) -> DatabaseValue
@@ -19,10 +26,13 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     self.keyValue = keyValue
   }
 
+  @usableFromInline
   func takeDefaults(from initial: Root) throws {}
 
+  @usableFromInline
   var declaredEntityTable: String? { nil }
 
+  @usableFromInline
   func registerIfPresent(_ db: Database) throws {
     guard
       try Bool.fetchOne(db, sql: "SELECT 1 FROM rewind_entity_tables WHERE name = ?", arguments: [entityTable]) == true
@@ -30,6 +40,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     try setUp(db)
   }
 
+  @usableFromInline
   func setUp(_ db: Database) throws {
     // Checked first: opening a set-up file must not write (it may be read-only).
     let registered = try Bool.fetchOne(
@@ -40,6 +51,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
       arguments: [name, entityTable])
   }
 
+  @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
     var entries: [(key: String, id: ID)] = []
     // Sized up front: growing a 100,000-entry array (and the list's dictionary) copies it again and again.
@@ -64,12 +76,15 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     return { root in root[keyPath: keyPath] = list }
   }
 
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
+    guard root[keyPath: keyPath].hasPendingChanges else { return }  // a read, not a mutable access
     for (id, before, after) in root[keyPath: keyPath].takeChanges() {
       changes.append(change(id: id, before: before, after: after))
     }
   }
 
+  @usableFromInline
   func rows(of root: Root, into batches: inout RowBatches) throws {
     let list = root[keyPath: keyPath]
     for id in list {
@@ -77,7 +92,8 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     }
   }
 
-  private func change(id: ID, before: String?, after: String?) -> RowChange {
+  @inlinable
+  func change(id: ID, before: String?, after: String?) -> RowChange {
     let key: [String: DatabaseValue] = ["list": name.databaseValue, "id": keyValue(id)]
     func row(_ position: String?) -> [String: DatabaseValue]? {
       position.map { key.merging(["position": $0.databaseValue]) { $1 } }
@@ -85,12 +101,15 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
   }
 
+  @usableFromInline
   func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
 
+  @usableFromInline
   func owns(_ change: RowChange) -> Bool {
     change.table == Self.table && change.key["list"] == name.databaseValue
   }
 
+  @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     let positions: [(ID, String?)] = try changes.map { change in
       guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
@@ -108,6 +127,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     }
   }
 
+  @usableFromInline
   func pulledBack<Parent>(
     along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
   ) -> any StatePart<Parent> {

@@ -1,6 +1,7 @@
 /// Row changes handed on in batches of at most `size`, so that a large state is written
 /// without all its rows in memory at once: creating a file from a state of a million entities
 /// logs it as a run of `initialize` entries, each of bounded size.
+@usableFromInline
 struct RowBatches {
   let size: Int
   private let flush: ([RowChange]) throws -> Void

@@ -11,19 +11,38 @@ import GRDB
 /// - ``scope(_:viewPrefix:)``: a child state's own schema.
 public struct StateSchema<Root> {
   let parts: [any StatePart<Root>]
+  /// What every action and every open runs, for each of `parts` in order: compiled where the
+  /// part was declared (see ``SpecializedPart``).
+  let specialized: [SpecializedPart<Root>]
   /// The app's migrations, oldest first (see ``migrations(_:)``).
   var migrations: [SchemaMigration] = []
 
-  init(parts: [any StatePart<Root>]) { self.parts = parts }
+  /// A schema of one part, its hot paths compiled here.
+  ///
+  /// Inlined into the app's module by the factories below (`entities`, `list`, ...), where the
+  /// part's type is concrete: the part's `load` and `takeChanges` are specialized there.
+  @inlinable
+  init<Part: StatePart>(_ part: Part) where Part.Root == Root {
+    self.init(parts: [part], specialized: [SpecializedPart(part)])
+  }
+
+  @usableFromInline
+  init(parts: [any StatePart<Root>], specialized: [SpecializedPart<Root>]) {
+    self.parts = parts
+    self.specialized = specialized
+  }
 
   /// A schema made of the given parts.
-  public init(_ parts: StateSchema...) { self.parts = parts.flatMap(\.parts) }
+  public init(_ parts: StateSchema...) {
+    self.init(parts: parts.flatMap(\.parts), specialized: parts.flatMap(\.specialized))
+  }
 
   /// The entity table at `keyPath`, stored in `Entity.databaseTableName`.
   ///
   /// - Parameter keyPath: the table in the state.
+  @inlinable
   public static func entities<E: Entity>(_ keyPath: WritableKeyPath<Root, EntityTable<E>>) -> Self {
-    Self(parts: [EntityPart(keyPath: keyPath)])
+    Self(EntityPart(keyPath: keyPath))
   }
 
   /// The order list at `keyPath`, stored as `list_entries` rows named `name`.
@@ -32,10 +51,11 @@ public struct StateSchema<Root> {
   ///   - keyPath: the list in the state.
   ///   - name: the list's name in `list_entries.list`; unique in the database.
   ///   - entity: the entity kind whose ids the list orders.
+  @inlinable
   public static func list<E: Entity>(
     _ keyPath: WritableKeyPath<Root, OrderedIDList<E.ID>>, named name: String, of entity: E.Type
   ) -> Self {
-    Self(parts: [ListPart(keyPath: keyPath, name: name, entityTable: E.databaseTableName, keyValue: E.keyValue(of:))])
+    Self(ListPart(keyPath: keyPath, name: name, entityTable: E.databaseTableName, keyValue: E.keyValue(of:)))
   }
 
   /// The family of order lists at `keyPath`, one list per owner, stored as `list_entries` rows
@@ -53,15 +73,15 @@ public struct StateSchema<Root> {
   ///   - name: the family's name in `list_entries.list`; unique in the database.
   ///   - entity: the entity kind whose ids the lists order.
   ///   - owner: the entity kind whose rows own one list each.
+  @inlinable
   public static func lists<E: Entity, O: Entity>(
     _ keyPath: WritableKeyPath<Root, OrderedIDLists<O.ID, E.ID>>, named name: String, of entity: E.Type,
     ownedBy owner: O.Type
   ) -> Self {
-    Self(parts: [
+    Self(
       KeyedListPart(
         keyPath: keyPath, name: name, entityTable: E.databaseTableName, ownerTable: O.databaseTableName,
-        keyValue: E.keyValue(of:), ownerValue: O.keyValue(of:))
-    ])
+        keyValue: E.keyValue(of:), ownerValue: O.keyValue(of:)))
   }
 
   /// The view-state value at `keyPath`, stored as `view_state` rows.
@@ -73,10 +93,11 @@ public struct StateSchema<Root> {
   /// - Parameters:
   ///   - keyPath: the view state in the state.
   ///   - prefix: prepended to its paths.
+  @inlinable
   public static func view<V: Codable & Equatable & Sendable>(
     _ keyPath: WritableKeyPath<Root, V>, at prefix: String = ""
   ) -> Self {
-    Self(parts: [ViewPart(keyPath: keyPath, prefix: prefix)])
+    Self(ViewPart(keyPath: keyPath, prefix: prefix))
   }
 
   /// The child state at `keyPath`, persisted by its own schema.
@@ -88,11 +109,45 @@ public struct StateSchema<Root> {
   public static func scope<Child: PersistentState>(
     _ keyPath: WritableKeyPath<Root, Child>, viewPrefix: String
   ) -> Self {
-    Self(parts: Child.schema.parts.map { $0.pulledBack(along: keyPath, viewPrefix: viewPrefix) })
+    // A pulled-back part is a new instance (view parts keep what they last wrote): its hot
+    // paths are its own, compiled generically, as the child's part types are not known here.
+    let parts = Child.schema.parts.map { $0.pulledBack(along: keyPath, viewPrefix: viewPrefix) }
+    return Self(parts: parts, specialized: parts.map { SpecializedPart($0) })
+  }
+}
+
+/// The entry points of a part that the store runs on every action (`takeChanges`) and every
+/// open (`load`), as closures.
+///
+/// Parts are held as `any StatePart`, and a generic part's methods called through the
+/// existential run as unspecialized generic code: every dictionary access looks up type
+/// metadata, several times the work of the access. These closures are built by the schema's
+/// factories, which are inlined into the app's module where the part's entity and id types
+/// are concrete, so the compiler specializes the part's (inlinable) methods there.
+@usableFromInline
+struct SpecializedPart<Root> {
+  let load: (Database) throws -> (inout Root) -> Void
+  let takeChanges: (inout Root, inout [RowChange]) throws -> Void
+
+  @inlinable
+  init<Part: StatePart>(_ part: Part) where Part.Root == Root {
+    self.init(
+      load: { db in try part.load(db) },
+      takeChanges: { root, changes in try part.takeChanges(from: &root, into: &changes) })
+  }
+
+  @usableFromInline
+  init(
+    load: @escaping (Database) throws -> (inout Root) -> Void,
+    takeChanges: @escaping (inout Root, inout [RowChange]) throws -> Void
+  ) {
+    self.load = load
+    self.takeChanges = takeChanges
   }
 }
 
 /// One persisted part of a state: knows its rows, loads them, reports and applies changes.
+@usableFromInline
 protocol StatePart<Root> {
   associatedtype Root
 
@@ -170,12 +225,12 @@ extension StateSchema {
   /// Reads the whole persisted state: every part is read and decoded before any is applied,
   /// so a failure leaves the in-memory state as it was.
   func load(_ db: Database) throws -> PreparedChanges<Root> {
-    PreparedChanges(updates: try parts.map { try $0.load(db) })
+    PreparedChanges(updates: try specialized.map { try $0.load(db) })
   }
 
   func takeChanges(from root: inout Root) throws -> [RowChange] {
     var changes: [RowChange] = []
-    for part in parts { try part.takeChanges(from: &root, into: &changes) }
+    for part in specialized { try part.takeChanges(&root, &changes) }
     return changes
   }
 

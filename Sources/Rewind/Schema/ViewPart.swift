@@ -7,35 +7,48 @@ import GRDB
 /// what changed compares the value with the last one written (`==`, cheap) and, only when it
 /// differs, encodes it and compares the JSON of each property with the rows last written. That
 /// work follows the size of the view state, never the number of entities.
+@usableFromInline
 final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
+  @usableFromInline
   static var table: String { EngineTable.viewState.name }
+  @usableFromInline
   let keyPath: WritableKeyPath<Root, V>
+  @usableFromInline
   let prefix: String
   /// The value as last written or loaded, and the rows the file holds for it: what the next
   /// change is compared with. They change only with the state they describe (a commit, a load,
   /// applied changes), so they never run ahead of the file.
-  private var current: V?
-  private var currentRows: [String: String] = [:]
+  @usableFromInline
+  var current: V?
+  @usableFromInline
+  var currentRows: [String: String] = [:]
   /// Each property's JSON in the app's initial state: what a property with no row loads as (a
   /// property added since the file was written, or rows removed by a jump to before they
   /// existed). Taken once, from the state the store was opened with.
-  private var defaults: [String: String]?
+  @usableFromInline
+  var defaults: [String: String]?
 
+  @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
     self.keyPath = keyPath
     self.prefix = prefix
   }
 
+  @usableFromInline
   func takeDefaults(from initial: Root) throws {
     if defaults == nil { defaults = try encodeRows(initial[keyPath: keyPath]) }
   }
 
+  @usableFromInline
   func setUp(_ db: Database) throws {}
 
+  @usableFromInline
   var declaredEntityTable: String? { nil }
 
+  @usableFromInline
   func registerIfPresent(_ db: Database) throws {}
 
+  @usableFromInline
   func load(_ db: Database) throws -> (inout Root) -> Void {
     let pattern = prefix.isEmpty ? "%" : prefix.escapedForLike + ".%"
     let rows = try Row.fetchAll(
@@ -50,9 +63,16 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     return try update(to: stored)
   }
 
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
+    // Compared here, specialized: most actions leave most view states as they were.
     let value = root[keyPath: keyPath]
     if let current, current == value { return }
+    try takeChanges(of: value, into: &changes)
+  }
+
+  @usableFromInline
+  func takeChanges(of value: V, into changes: inout [RowChange]) throws {
     let rows = try encodeRows(value)
     var written = rows
     for property in Set(rows.keys).union(currentRows.keys).sorted() {
@@ -70,20 +90,24 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     currentRows = written
   }
 
+  @usableFromInline
   func rows(of root: Root, into batches: inout RowBatches) throws {
     for (property, json) in try encodeRows(root[keyPath: keyPath]).sorted(by: { $0.key < $1.key }) {
       try batches.append(change(property, before: nil, after: json))
     }
   }
 
+  @usableFromInline
   func rowCount(of root: Root) -> Int { currentRows.count }
 
+  @usableFromInline
   func owns(_ change: RowChange) -> Bool {
     guard change.table == Self.table, let path = change.key["path"].flatMap(String.fromDatabaseValue)
     else { return false }
     return property(ofPath: path) != nil
   }
 
+  @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     var rows = currentRows
     for change in changes {
@@ -118,6 +142,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     }
   }
 
+  @usableFromInline
   func pulledBack<Parent>(
     along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
   ) -> any StatePart<Parent> {
@@ -151,8 +176,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// (an optional that is `nil`) while its default does not is written as `null`, so that it
   /// loads as `nil` rather than as its default.
   private func encodeRows(_ value: V) throws -> [String: String] {
-    let text = try CompactJSONEncoder.encode(value)
-    guard var members = JSONObjectMembers.split(text) else {
+    guard var members = try CompactJSONEncoder.encodeMembers(value) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
     }
     for property in (defaults ?? [:]).keys where members[property] == nil {
@@ -197,7 +221,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 }
 
-/// Splits the text of a JSON object into its members' keys and value texts, byte for byte.
+/// Reads the members of a JSON object's text.
 enum JSONObjectMembers {
   /// The first key of a JSON object's text, when it needs no unescaping.
   static func firstKey(_ text: String) -> String? {
@@ -207,60 +231,5 @@ enum JSONObjectMembers {
       utf8[end] == UInt8(ascii: "\"")
     else { return nil }
     return String(utf8[..<end])
-  }
-
-  static func split(_ text: String) -> [String: String]? {
-    let bytes = Array(text.utf8)
-    guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
-    var members: [String: String] = [:]
-    var index = 1
-    while index < bytes.count - 1 {
-      // Key.
-      guard bytes[index] == UInt8(ascii: "\"") else { return nil }
-      let keyEnd = endOfString(bytes, from: index)
-      let rawKey = bytes[(index + 1)..<(keyEnd - 1)]
-      // Keys are coding keys: they need unescaping only if they contain a backslash.
-      let key: String
-      if rawKey.contains(UInt8(ascii: "\\")) {
-        guard case .string(let decoded)? = try? JSONValue.parse(String(decoding: bytes[index..<keyEnd], as: UTF8.self))
-        else { return nil }
-        key = decoded
-      } else {
-        key = String(decoding: rawKey, as: UTF8.self)
-      }
-      guard keyEnd < bytes.count, bytes[keyEnd] == UInt8(ascii: ":") else { return nil }
-      // Value: up to the next comma at depth zero, outside strings.
-      let valueStart = keyEnd + 1
-      var position = valueStart
-      var depth = 0
-      while position < bytes.count - 1 {
-        let byte = bytes[position]
-        if byte == UInt8(ascii: "\"") {
-          position = endOfString(bytes, from: position)
-          continue
-        }
-        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { depth += 1 }
-        if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") { depth -= 1 }
-        if byte == UInt8(ascii: ","), depth == 0 { break }
-        position += 1
-      }
-      members[key] = String(decoding: bytes[valueStart..<position], as: UTF8.self)
-      index = position + 1
-    }
-    return members
-  }
-
-  /// The index just past the string literal that starts at `start`.
-  private static func endOfString(_ bytes: [UInt8], from start: Int) -> Int {
-    var position = start + 1
-    while position < bytes.count {
-      if bytes[position] == UInt8(ascii: "\\") {
-        position += 2
-        continue
-      }
-      if bytes[position] == UInt8(ascii: "\"") { return position + 1 }
-      position += 1
-    }
-    return position
   }
 }

@@ -1,13 +1,16 @@
 /// The member counts of an ``OrderedIDList``'s chunks, as a Fenwick tree: the offset where a
 /// chunk starts, and the chunk holding an offset, in O(log chunks) instead of a walk over every
 /// chunk before it (about 2,000 at a million members).
+@usableFromInline
 struct ChunkCounts: Sendable, Equatable {
   /// `tree[i - 1]` holds the sum of the counts of chunks `i - lowbit(i) + 1 ... i` (1-based).
   private var tree: [Int] = []
 
+  @usableFromInline
   init() {}
 
   /// Builds the tree for these counts, in O(chunks).
+  @usableFromInline
   init(_ counts: some Sequence<Int>) {
     tree = Array(counts)
     for index in tree.indices {
@@ -17,9 +20,11 @@ struct ChunkCounts: Sendable, Equatable {
   }
 
   /// The number of chunks.
+  @usableFromInline
   var count: Int { tree.count }
 
   /// Adds `delta` to the count of `chunk`.
+  @usableFromInline
   mutating func add(_ delta: Int, at chunk: Int) {
     var index = chunk + 1
     while index <= tree.count {
@@ -29,6 +34,7 @@ struct ChunkCounts: Sendable, Equatable {
   }
 
   /// The members in the chunks before `chunk`: the offset of its first member.
+  @usableFromInline
   func offset(ofChunk chunk: Int) -> Int {
     var index = chunk
     var sum = 0
@@ -41,6 +47,7 @@ struct ChunkCounts: Sendable, Equatable {
 
   /// The chunk holding the member at `offset`, and the member's offset in it. `offset` must
   /// be less than the total.
+  @usableFromInline
   func chunk(holding offset: Int) -> (chunk: Int, offset: Int) {
     var position = 0
     var remaining = offset
@@ -57,6 +64,7 @@ struct ChunkCounts: Sendable, Equatable {
   }
 
   /// Adds a chunk of `count` members after the last one, in O(log chunks).
+  @usableFromInline
   mutating func append(_ count: Int) {
     let index = tree.count + 1
     tree.append(count + offset(ofChunk: index - 1) - offset(ofChunk: index - (index & -index)))

@@ -51,6 +51,7 @@ extension Entity {
   }
 
   /// The value an id is stored as in this entity's key column, in order lists and in the log.
+  @usableFromInline
   static func keyValue(of id: ID) -> DatabaseValue {
     guard let uuid = id as? UUID else { return id.databaseValue }
     switch databaseUUIDEncodingStrategy(for: keyColumn) {

@@ -1,3 +1,5 @@
+import GRDB
+
 /// Entities of one kind, stored by id: the entity half of normalized state.
 ///
 /// Reads and writes are O(1). The table remembers, for the action in progress, what each
@@ -10,11 +12,11 @@
 /// state.tasks.remove(id: 1)
 /// ```
 public struct EntityTable<Entity: Rewind.Entity>: Sendable {
-  var storage: [Entity.ID: Entity] = [:]
+  @usableFromInline var storage: [Entity.ID: Entity] = [:]
   /// Entities as they were before the action in progress touched them (`nil`: absent).
-  var pending: [Entity.ID: Entity?] = [:]
+  @usableFromInline var pending: [Entity.ID: Entity?] = [:]
   /// The largest id stored since the table was created or loaded, for ``nextID``.
-  var largestID: Entity.ID?
+  @usableFromInline var largestID: Entity.ID?
 
   /// Creates an empty table.
   public init() {}
@@ -25,22 +27,35 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     largestID = storage.keys.max()
   }
 
+  /// The entities `cursor` reads, `count` of them expected (an estimate: it reserves space).
+  @inlinable
+  init(loading cursor: RecordCursor<Entity>, count: Int) throws {
+    storage.reserveCapacity(count)
+    while let entity = try cursor.next() { store(entity, for: entity.id) }
+  }
+
   /// The number of entities.
+  @inlinable
   public var count: Int { storage.count }
 
   /// Whether there are no entities.
+  @inlinable
   public var isEmpty: Bool { storage.isEmpty }
 
   /// The ids, in no particular order.
+  @inlinable
   public var ids: Dictionary<Entity.ID, Entity>.Keys { storage.keys }
 
   /// The entities, in no particular order.
+  @inlinable
   public var values: Dictionary<Entity.ID, Entity>.Values { storage.values }
 
   /// Whether an entity with `id` exists. - Complexity: O(1).
+  @inlinable
   public func contains(id: Entity.ID) -> Bool { storage[id] != nil }
 
   /// The entity with `id`, or `nil`. Setting `nil` removes it. - Complexity: O(1).
+  @inlinable
   public subscript(id: Entity.ID) -> Entity? {
     get { storage[id] }
     set {
@@ -56,11 +71,13 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   }
 
   /// Inserts `entity`, replacing any entity with the same id.
+  @inlinable
   public mutating func insert(_ entity: Entity) {
     self[entity.id] = entity
   }
 
   /// Removes the entity with `id` and returns it.
+  @inlinable
   @discardableResult
   public mutating func remove(id: Entity.ID) -> Entity? {
     guard let entity = storage[id] else { return nil }
@@ -71,11 +88,17 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   // MARK: - Engine access (no tracking)
 
   /// Sets or removes an entity without recording a change (loading, undo, rollback).
+  @inlinable
   mutating func set(_ entity: Entity?, for id: Entity.ID) {
     store(entity, for: id)
   }
 
+  /// Whether the current action touched any entity (possibly leaving it as it was).
+  @inlinable
+  var hasPendingChanges: Bool { !pending.isEmpty }
+
   /// The (id, before, after) of every entity the current action changed, and resets tracking.
+  @inlinable
   mutating func takeChanges() -> [(id: Entity.ID, before: Entity?, after: Entity?)] {
     guard !pending.isEmpty else { return [] }
     defer { pending = [:] }
@@ -85,11 +108,13 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     }
   }
 
-  private mutating func recordBefore(_ id: Entity.ID) {
+  @inlinable
+  mutating func recordBefore(_ id: Entity.ID) {
     if pending.index(forKey: id) == nil { pending[id] = .some(storage[id]) }
   }
 
-  private mutating func store(_ entity: Entity?, for id: Entity.ID) {
+  @inlinable
+  mutating func store(_ entity: Entity?, for id: Entity.ID) {
     if let entity {
       assert(entity.id == id, "entity \(entity.id) stored under id \(id)")
       storage[id] = entity
@@ -107,6 +132,7 @@ extension EntityTable where Entity.ID: FixedWidthInteger {
   ///
   /// Once the largest possible id is taken (a file can hold it), the smallest free positive id
   /// is given instead. - Complexity: O(1); O(n) in that case.
+  @inlinable
   public var nextID: Entity.ID {
     let (next, overflow) = (largestID ?? 0).addingReportingOverflow(1)
     guard overflow else { return next }

@@ -15,42 +15,58 @@
 /// list.move(2, to: 0)   // [2, 1]: one row changes
 /// ```
 public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
+  @usableFromInline
   struct Entry: Sendable {
-    var key: String
-    var id: ID
+    @usableFromInline var key: String
+    @usableFromInline var id: ID
+
+    @inlinable
+    init(key: String, id: ID) {
+      self.key = key
+      self.id = id
+    }
+
+    @inlinable
     func precedes(_ other: Entry) -> Bool { key < other.key || (key == other.key && id < other.id) }
   }
 
+  @inlinable
   static var chunkCapacity: Int { 512 }
 
   /// The members in order, split into non-empty chunks.
-  var chunks: [[Entry]] = []
+  @usableFromInline var chunks: [[Entry]] = []
   /// The chunks' member counts, kept with every change to `chunks`.
-  var counts = ChunkCounts()
+  @usableFromInline var counts = ChunkCounts()
   /// Each member's position key.
-  var keys: [ID: String] = [:]
+  @usableFromInline var keys: [ID: String] = [:]
   /// Position keys as they were before the action in progress touched them (`nil`: absent).
-  var pending: [ID: String?] = [:]
+  @usableFromInline var pending: [ID: String?] = [:]
 
   /// Creates an empty list.
+  @inlinable
   public init() {}
 
   /// Creates a list with the given ids in order.
+  @inlinable
   public init(_ ids: some Sequence<ID>) {
     for id in ids { append(id) }
     pending = [:]
   }
 
   /// The number of ids in the list.
+  @inlinable
   public var count: Int { keys.count }
 
   /// Whether the list is empty.
+  @inlinable
   public var isEmpty: Bool { keys.isEmpty }
 
   /// Whether `id` is in the list. - Complexity: O(1).
+  @inlinable
   public func contains(_ id: ID) -> Bool { keys[id] != nil }
 
   /// The offset of `id` in the list, or `nil` when absent. - Complexity: O(log n).
+  @inlinable
   public func firstIndex(of id: ID) -> Int? {
     guard let key = keys[id] else { return nil }
     let (chunk, offset) = location(of: Entry(key: key, id: id))
@@ -58,19 +74,23 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   }
 
   /// The id at `offset`. - Complexity: O(log n).
+  @inlinable
   public subscript(offset: Int) -> ID { entry(at: offset).id }
 
   /// All ids in order.
+  @inlinable
   public var ids: [ID] { chunks.flatMap { $0.map(\.id) } }
 
   // MARK: - Mutations
 
   /// Appends `id`, or does nothing if it is already in the list.
+  @inlinable
   public mutating func append(_ id: ID) {
     insert(id, at: count)
   }
 
   /// Inserts `id` at `offset` (clamped to the list), or does nothing if it is already present.
+  @inlinable
   public mutating func insert(_ id: ID, at offset: Int) {
     guard keys[id] == nil else { return }
     let offset = Swift.min(Swift.max(offset, 0), count)
@@ -80,6 +100,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   }
 
   /// Removes `id` from the list. Returns whether it was there.
+  @inlinable
   @discardableResult
   public mutating func remove(_ id: ID) -> Bool {
     guard let key = keys[id] else { return false }
@@ -91,6 +112,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   /// Moves `id` so that it ends at `offset` (clamped). Returns whether it was in the list.
   ///
   /// Only the moved id gets a new position key.
+  @inlinable
   @discardableResult
   public mutating func move(_ id: ID, to offset: Int) -> Bool {
     guard let key = keys[id] else { return false }
@@ -103,6 +125,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   }
 
   /// Removes every id.
+  @inlinable
   public mutating func removeAll() {
     for id in keys.keys { recordBefore(id) }
     chunks = []
@@ -113,9 +136,11 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   // MARK: - Engine access (no tracking)
 
   /// The position key of `id`.
+  @inlinable
   func positionKey(of id: ID) -> String? { keys[id] }
 
   /// Sets or clears the key of `id` without recording a change (loading, undo, rollback).
+  @inlinable
   mutating func setPosition(_ key: String?, of id: ID) {
     if let old = keys[id] { unplace(Entry(key: old, id: id)) }
     if let key { place(Entry(key: key, id: id)) }
@@ -124,6 +149,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   /// A list of `entries` (position keys and ids, read in order), with no change recorded:
   /// loading. Built in one pass when they are in order with no id twice; otherwise each is
   /// placed where it belongs, as ``loadPosition(_:of:)`` does. - Complexity: O(n) in order.
+  @inlinable
   init(loading entries: [(key: String, id: ID)]) {
     self.init()
     keys.reserveCapacity(entries.count)
@@ -152,6 +178,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
 
   /// Appends `id` with `key` without recording a change, when `key` sorts after every member
   /// (loading rows read in order); otherwise places it where it belongs.
+  @inlinable
   mutating func loadPosition(_ key: String, of id: ID) {
     let entry = Entry(key: key, id: id)
     guard keys[id] == nil, let last = chunks.last?.last, last.precedes(entry) else {
@@ -168,8 +195,13 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     }
   }
 
+  /// Whether the current action touched the list (possibly leaving it as it was).
+  @inlinable
+  var hasPendingChanges: Bool { !pending.isEmpty }
+
   /// The (id, key before, key after) of every member the current action changed, and resets
   /// tracking for the next action.
+  @inlinable
   mutating func takeChanges() -> [(id: ID, before: String?, after: String?)] {
     guard !pending.isEmpty else { return [] }
     defer { pending = [:] }
@@ -181,7 +213,8 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
 
   // MARK: - Chunks
 
-  private mutating func recordBefore(_ id: ID) {
+  @inlinable
+  mutating func recordBefore(_ id: ID) {
     if pending.index(forKey: id) == nil { pending[id] = .some(keys[id]) }
   }
 
@@ -190,7 +223,8 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   /// Members a file gave equal keys (an import, a hand edit) have no key between them: then the
   /// new key goes after the whole run of equal keys, a little later than asked, rather than
   /// failing.
-  private func newKey(at offset: Int) -> String {
+  @inlinable
+  func newKey(at offset: Int) -> String {
     let lower = offset > 0 ? entry(at: offset - 1).key : nil
     var upperOffset = offset
     if let lower {
@@ -199,14 +233,16 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     return PositionKey.between(lower, upperOffset < count ? entry(at: upperOffset).key : nil)
   }
 
-  private func entry(at offset: Int) -> Entry {
+  @inlinable
+  func entry(at offset: Int) -> Entry {
     precondition(offset >= 0 && offset < count, "offset \(offset) out of range 0..<\(count)")
     let (chunk, remaining) = counts.chunk(holding: offset)
     return chunks[chunk][remaining]
   }
 
   /// The chunk and offset where `entry` is, or would be inserted.
-  private func location(of entry: Entry) -> (chunk: Int, offset: Int) {
+  @inlinable
+  func location(of entry: Entry) -> (chunk: Int, offset: Int) {
     guard !chunks.isEmpty else { return (0, 0) }
     // First chunk whose last entry does not precede `entry`; the last chunk if none.
     var low = 0
@@ -225,7 +261,8 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     return (low, first)
   }
 
-  private mutating func place(_ entry: Entry) {
+  @inlinable
+  mutating func place(_ entry: Entry) {
     keys[entry.id] = entry.key
     guard !chunks.isEmpty else {
       chunks = [[entry]]
@@ -245,7 +282,8 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     }
   }
 
-  private mutating func unplace(_ entry: Entry) {
+  @inlinable
+  mutating func unplace(_ entry: Entry) {
     keys[entry.id] = nil
     let (chunk, offset) = location(of: entry)
     chunks[chunk].remove(at: offset)

@@ -108,6 +108,10 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
     owners[id] = owner
   }
 
+  /// Whether the current action touched the list (possibly leaving it as it was).
+  @usableFromInline
+  var hasPendingChanges: Bool { !touched.isEmpty }
+
   /// The (id, owner and key before, owner and key after) of every child the current action
   /// moved, added or removed, and resets tracking. A child moved between owners is one change.
   mutating func takeChanges() -> [(id: ID, before: (Owner, String)?, after: (Owner, String)?)] {

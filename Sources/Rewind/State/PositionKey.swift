@@ -6,6 +6,7 @@
 /// by an optional fraction used when inserting between neighbours. This is the scheme of
 /// David Greenspan's "Implementing Fractional Indexing", with a base-62 alphabet in ASCII order
 /// so that SQLite's default `BINARY` collation sorts keys correctly.
+@usableFromInline
 enum PositionKey {
   static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
   static let zero = digits[0]
@@ -19,6 +20,7 @@ enum PositionKey {
   ///   - lower: the key before the new one, or `nil` for the start of the list.
   ///   - upper: the key after the new one, or `nil` for the end of the list.
   /// - Precondition: `lower < upper` when both are given, and both are valid keys.
+  @usableFromInline
   static func between(_ lower: String?, _ upper: String?) -> String {
     switch (lower, upper) {
     case (nil, nil):
@@ -60,6 +62,7 @@ enum PositionKey {
   }
 
   /// Whether `key` is a well-formed position key (used to check keys read from files).
+  @usableFromInline
   static func isValid(_ key: String) -> Bool {
     let bytes = key.utf8
     guard let head = bytes.first, let length = integerLength(head), bytes.count >= length

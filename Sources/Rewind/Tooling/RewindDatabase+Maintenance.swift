@@ -312,6 +312,7 @@ extension RewindDatabase {
 }
 
 /// A row or key as compact JSON, for messages.
+@usableFromInline
 func describe(_ row: [String: DatabaseValue]?) -> String {
   var out = ""
   JSONText.appendRow(row, to: &out)
