@@ -35,6 +35,14 @@ struct RowChangeJSONTests {
       RowChange.json([change]) == #"[{"table":"t","key":{"a":2,"b":1},"before":null,"after":{"a":2,"b":1,"c":"x"}}]"#)
   }
 
+  @Test(arguments: [0, 7, -1, 10, -10, 1_234_567_890, Int64.max, Int64.min, Int64.min + 1])
+  func writesIntegersAsSwiftDoes(_ value: Int64) throws {
+    let change = RowChange(table: "t", key: ["id": value.databaseValue], before: nil, after: nil)
+    #expect(
+      RowChange.json([change]) == #"[{"table":"t","key":{"id":"# + String(value) + #"},"before":null,"after":null}]"#)
+    #expect(try RowChange.decodeJSON(RowChange.json([change])) == [change])
+  }
+
   @Test(arguments: [
     "not json", "{}", #"[{"key":{"id":1}}]"#, #"[{"table":"t"}]"#, #"[{"table":"t","key":{"id":[1]}}]"#,
     #"[{"table":"t","key":{"id":1},"after":{"x":{"$what":1}}}]"#,

@@ -96,11 +96,11 @@ enum JSONText {
       return
     }
     out.append(UInt8(ascii: "{"))
-    for (index, column) in row.keys.sorted().enumerated() {
+    for (index, column) in row.sorted(by: { $0.key < $1.key }).enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      appendString(column, to: &out)
+      appendString(column.key, to: &out)
       out.append(UInt8(ascii: ":"))
-      appendValue(row[column]!, to: &out)
+      appendValue(column.value, to: &out)
     }
     out.append(UInt8(ascii: "}"))
   }
@@ -110,7 +110,7 @@ enum JSONText {
     case .null:
       out.append(contentsOf: "null".utf8)
     case .int64(let int):
-      out.append(contentsOf: String(int).utf8)  // a small string: no allocation
+      appendInteger(int, to: &out)
     case .double(let double):
       if double.isFinite {
         out.append(contentsOf: "\(double)".utf8)
@@ -125,26 +125,46 @@ enum JSONText {
   }
 
   static func appendString(_ string: String, to out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
-    // Fast path: most strings need no escaping.
-    if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-      out.append(contentsOf: string.utf8)
-    } else {
-      for byte in string.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-        case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-        case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
-        case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
-        case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
-        case ..<0x20:
-          let hex = String(byte, radix: 16)
-          out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-        default: out.append(byte)
+    // Through the string's contiguous UTF-8 (no copy for native strings): a loop over a
+    // buffer, and one copy into `out` when nothing needs escaping, as is usual.
+    var string = string
+    string.withUTF8 { bytes in
+      out.append(UInt8(ascii: "\""))
+      if bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+        out.append(contentsOf: bytes)
+      } else {
+        for byte in bytes {
+          switch byte {
+          case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+          case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+          case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+          case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+          case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+          case ..<0x20:
+            let hex = String(byte, radix: 16)
+            out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+          default: out.append(byte)
+          }
         }
       }
+      out.append(UInt8(ascii: "\""))
     }
-    out.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends the decimal digits of `value`, as `String(value)` writes them.
+  static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    // At most 20 digits; written from the end of a small buffer, then copied.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = 20
+      repeat {
+        start -= 1
+        digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+    }
   }
 }
 

@@ -5,9 +5,21 @@ import GRDB
 /// The same writer serves commits, undo, redo and restores, in the app and in the `rewind`
 /// tool. Table and column names are quoted; values are always bound parameters.
 struct RowWriter {
-  /// Statement text by table and sorted column list, so that building SQL is paid once.
-  private var upsertSQL: [[String]: String] = [:]
-  private var deleteSQL: [[String]: String] = [:]
+  /// Upsert statements by table, each with the columns it binds in order, so that building
+  /// SQL is paid once per table and column set. A table has one or a few column sets.
+  private var upserts: [String: [Upsert]] = [:]
+  private var deletes: [String: [Delete]] = [:]
+
+  private struct Upsert {
+    let columns: [String]
+    let keyColumns: [String]
+    let sql: String
+  }
+
+  private struct Delete {
+    let keyColumns: [String]
+    let sql: String
+  }
 
   /// Makes the rows of `changes` what `direction` says, in order.
   mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection, in db: Database) throws {
@@ -23,33 +35,40 @@ struct RowWriter {
   mutating func statement(
     for change: RowChange, _ direction: ChangeDirection
   ) throws -> (sql: String, arguments: [DatabaseValue]) {
-    let keyColumns = change.key.keys.sorted()
     guard let row = change.target(direction) else {
-      let cacheKey = [change.table] + keyColumns
-      let sql: String
-      if let cached = deleteSQL[cacheKey] {
-        sql = cached
+      let delete: Delete
+      if let cached = deletes[change.table]?.first(where: { Self.row(change.key, hasExactly: $0.keyColumns) }) {
+        delete = cached
       } else {
-        sql = Self.deleteSQL(table: change.table, keyColumns: keyColumns)
-        deleteSQL[cacheKey] = sql
+        let keyColumns = change.key.keys.sorted()
+        delete = Delete(keyColumns: keyColumns, sql: Self.deleteSQL(table: change.table, keyColumns: keyColumns))
+        deletes[change.table, default: []].append(delete)
       }
-      return (sql, keyColumns.map { change.key[$0] ?? .null })
+      return (delete.sql, delete.keyColumns.map { change.key[$0]! })
     }
-    let columns = row.keys.sorted()
-    let cacheKey = [change.table] + columns + ["|"] + keyColumns
-    let sql: String
-    if let cached = upsertSQL[cacheKey] {
-      sql = cached
+    let upsert: Upsert
+    if let cached = upserts[change.table]?.first(where: {
+      Self.row(row, hasExactly: $0.columns) && Self.row(change.key, hasExactly: $0.keyColumns)
+    }) {
+      upsert = cached
     } else {
-      sql = Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns)
-      upsertSQL[cacheKey] = sql
+      let (columns, keyColumns) = (row.keys.sorted(), change.key.keys.sorted())
+      upsert = Upsert(
+        columns: columns, keyColumns: keyColumns,
+        sql: Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns))
+      upserts[change.table, default: []].append(upsert)
     }
-    let arguments = try columns.map { column in
-      let value = row[column] ?? .null
+    let arguments = try upsert.columns.map { column in
+      let value = row[column]!
       try Self.checkStorable(value, column: column, of: change.table)
       return value
     }
-    return (sql, arguments)
+    return (upsert.sql, arguments)
+  }
+
+  /// Whether `row`'s columns are `columns`, in any order. - Complexity: O(columns), no sort.
+  private static func row(_ row: [String: DatabaseValue], hasExactly columns: [String]) -> Bool {
+    row.count == columns.count && columns.allSatisfy { row[$0] != nil }
   }
 
   /// SQLite's text binding stops at the first NUL, so the table would keep less than the log
