@@ -165,11 +165,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 
   private func change(_ property: String, before: String?, after: String?) -> RowChange {
-    let key: [String: DatabaseValue] = ["path": path(of: property).databaseValue]
-    func row(_ json: String?) -> [String: DatabaseValue]? {
-      json.map { key.merging(["value": $0.databaseValue]) { $1 } }
-    }
-    return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
+    let path = path(of: property).databaseValue
+    func row(_ json: String?) -> [String: DatabaseValue]? { json.map { ["path": path, "value": $0.databaseValue] } }
+    return RowChange(table: Self.table, key: ["path": path], before: row(before), after: row(after))
   }
 
   /// The JSON text of each top-level property of `value`. A property that encodes to nothing

@@ -1,0 +1,71 @@
+import Testing
+
+@testable import Rewind
+
+/// `CombineReducers` composes concrete types: lines run in order, `if` and `if`-`else` pick
+/// reducers when the composition is built, and effects merge without losing any.
+struct ReducerBuilderTests {
+  struct State: Equatable {
+    var log: [String] = []
+  }
+
+  enum Action: Sendable {
+    case go
+  }
+
+  struct Logs: Reducer {
+    let name: String
+    var effect = false
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      state.log.append(name)
+      return effect ? .run { _ in } : .none
+    }
+  }
+
+  static func effects(_ effect: Effect<Action>) -> Int {
+    switch effect.operation {
+    case .none: 0
+    case .merge(let effects): effects.map(Self.effects).reduce(0, +)
+    default: 1
+    }
+  }
+
+  @Test func linesRunInOrderAndEffectsMerge() {
+    let reducer = CombineReducers<State, Action, _> {
+      Logs(name: "a", effect: true)
+      Logs(name: "b")
+      Logs(name: "c", effect: true)
+      Logs(name: "d", effect: true)
+    }
+    var state = State()
+    let effect = reducer.reduce(into: &state, action: .go)
+    #expect(state.log == ["a", "b", "c", "d"])
+    #expect(Self.effects(effect) == 3)
+  }
+
+  @Test(arguments: [false, true])
+  func conditionsChooseWhenBuilt(_ flag: Bool) {
+    let reducer = CombineReducers<State, Action, _> {
+      Logs(name: "first")
+      if flag {
+        Logs(name: "optional")
+      }
+      if flag {
+        Logs(name: "then")
+      } else {
+        Logs(name: "else")
+      }
+    }
+    var state = State()
+    #expect(Self.effects(reducer.reduce(into: &state, action: .go)) == 0)
+    #expect(state.log == (flag ? ["first", "optional", "then"] : ["first", "else"]))
+  }
+
+  @Test func anEmptyCompositionChangesNothing() {
+    let reducer = CombineReducers<State, Action, _> {}
+    var state = State()
+    #expect(Self.effects(reducer.reduce(into: &state, action: .go)) == 0)
+    #expect(state == State())
+  }
+}
