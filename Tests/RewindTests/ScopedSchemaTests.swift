@@ -1,0 +1,115 @@
+import GRDB
+import Testing
+
+@testable import Rewind
+
+// A feature with its own entity table, order list and view state, included in its parent with
+// `.scope`: its parts are built at run time for the parent (their hot paths generic, where a
+// parent's own parts are specialized), and must track, write, load and undo as those do.
+
+private struct Book: Entity {
+  static let databaseTableName = "books"
+  var id: Int64
+  var title: String
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("title", .text).notNull()
+    }
+  }
+}
+
+private struct Shelf: PersistentState, Equatable {
+  struct View: Codable, Equatable, Sendable {
+    var selected: Int64?
+  }
+  var books = EntityTable<Book>()
+  var order = OrderedIDList<Int64>()
+  var view = View()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.books), .list(\.order, named: "shelf", of: Book.self), .view(\.view))
+  }
+}
+
+private struct Library: PersistentState, Equatable {
+  struct View: Codable, Equatable, Sendable {
+    var search = ""
+  }
+  var shelf = Shelf()
+  var view = View()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(.scope(\.shelf, viewPrefix: "shelf"), .view(\.view))
+  }
+}
+
+private enum LibraryAction: LoggedAction {
+  case add(title: String)
+  case rename(id: Int64, title: String)
+  case move(id: Int64, to: Int)
+  case remove(id: Int64)
+  case select(Int64?)
+  case search(String)
+}
+
+private struct LibraryReducer: Reducer {
+  func reduce(into state: inout Library, action: LibraryAction) -> Effect<LibraryAction> {
+    switch action {
+    case .add(let title):
+      let id = state.shelf.books.nextID
+      state.shelf.books.insert(Book(id: id, title: title))
+      state.shelf.order.append(id)
+    case .rename(let id, let title): state.shelf.books[id]?.title = title
+    case .move(let id, let offset): state.shelf.order.move(id, to: offset)
+    case .remove(let id):
+      state.shelf.books.remove(id: id)
+      state.shelf.order.remove(id)
+      if state.shelf.view.selected == id { state.shelf.view.selected = nil }
+    case .select(let id): state.shelf.view.selected = id
+    case .search(let text): state.view.search = text
+    }
+    return .none
+  }
+}
+
+@MainActor
+struct ScopedSchemaTests {
+  @Test func aScopedFeaturesTablesListsAndViewTrackLoadAndUndo() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("library.sqlite")
+    var store = try Store(path: path, initialState: Library(), reducer: LibraryReducer())
+    // The books and their order after each action that changes them: what undo steps back to.
+    func document(_ state: Library) -> [Book] { state.shelf.order.ids.compactMap { state.shelf.books[$0] } }
+    var documents = [document(store.state)]
+    for action: LibraryAction in [
+      .add(title: "Dune"), .add(title: "Emma"), .add(title: "Ulysses"), .rename(id: 2, title: "Persuasion"),
+      .move(id: 3, to: 0), .select(2), .search("au"), .remove(id: 1),
+    ] {
+      #expect(try store.send(action) != nil)
+      if document(store.state) != documents.last { documents.append(document(store.state)) }
+    }
+    #expect(store.state.shelf.order.ids == [3, 2])
+    let (titles, order, view) = try DatabaseQueue(path: path).read { db in
+      (
+        try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id"),
+        try Int64.fetchAll(db, sql: "SELECT id FROM list_entries WHERE list = 'shelf' ORDER BY position"),
+        try String.fetchAll(db, sql: "SELECT path || '=' || value FROM view_state ORDER BY path")
+      )
+    }
+    #expect(titles == ["Persuasion", "Ulysses"])
+    #expect(order == [3, 2])
+    #expect(view == [#"search="au""#, "shelf.selected=2"])
+    // The file holds what memory does, and each undo brings back the books before its action.
+    let last = store.state
+    store = try Store(path: path, initialState: Library(), reducer: LibraryReducer())
+    #expect(store.state == last)
+    #expect(documents.count == 7)
+    for expected in documents.dropLast().reversed() {
+      try store.undo()
+      #expect(document(store.state) == expected)
+    }
+    #expect(!store.canUndo)
+    #expect(try RewindDatabase(path: path).verify().problems.isEmpty)
+  }
+}
