@@ -111,6 +111,25 @@ struct NotesReducer: Reducer {
   }
 }
 
+/// Selects the note a `write` added.
+struct SelectWritten: Reducer {
+  func reduce(into state: inout NotesState, action: NotesAction) -> Effect<NotesAction> {
+    if case .write = action, !state.order.isEmpty { state.view.selection = state.order[state.order.count - 1] }
+    return .none
+  }
+}
+
+struct NotesAppReducer: Reducer {
+  let body = CombineReducers<NotesState, NotesAction, _> {
+    NotesCore().forEach(\.notes, action: .pin) { PinFeature() }
+    SelectWritten()
+  }
+
+  func reduce(into state: inout NotesState, action: NotesAction) -> Effect<NotesAction> {
+    body.reduce(into: &state, action: action)
+  }
+}
+
 // MARK: ReducersAndComposition: dependencies
 
 struct Reminder: Entity {

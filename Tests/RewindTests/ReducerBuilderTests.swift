@@ -62,6 +62,16 @@ struct ReducerBuilderTests {
     #expect(state.log == (flag ? ["first", "optional", "then"] : ["first", "else"]))
   }
 
+  /// The article's sample: a composition with `forEach` in it, run by a store.
+  @Test @MainActor func theArticlesCompositionRunsEachReducer() throws {
+    let store = try Store(inMemory: NotesState(), reducer: NotesAppReducer())
+    try store.send(.write(text: "a"))
+    try store.send(.write(text: "b"))
+    #expect(store.state.view.selection == 2)
+    try store.send(.pin(id: 1, .toggle))
+    #expect(store.state.notes[1]?.isPinned == true && store.state.notes[2]?.isPinned == false)
+  }
+
   @Test func anEmptyCompositionChangesNothing() {
     let reducer = CombineReducers<State, Action, _> {}
     var state = State()

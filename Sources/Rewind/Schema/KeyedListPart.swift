@@ -10,16 +10,11 @@ final class KeyedListPart<
   static var table: String { EngineTable.listEntries.name }
   @usableFromInline
   let keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>
-  @usableFromInline
   let name: String
-  @usableFromInline
   let entityTable: String
-  @usableFromInline
   let ownerTable: String
   /// Ids as their entity tables store them.
-  @usableFromInline
   let keyValue: @Sendable (ID) -> DatabaseValue
-  @usableFromInline
   let ownerValue: @Sendable (Owner) -> DatabaseValue
 
   @usableFromInline

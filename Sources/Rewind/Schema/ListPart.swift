@@ -9,7 +9,6 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   let keyPath: WritableKeyPath<Root, OrderedIDList<ID>>
   @usableFromInline
   let name: String
-  @usableFromInline
   let entityTable: String
   /// An id as its entity table stores it.
   @usableFromInline

@@ -13,20 +13,17 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   static var table: String { EngineTable.viewState.name }
   @usableFromInline
   let keyPath: WritableKeyPath<Root, V>
-  @usableFromInline
   let prefix: String
   /// The value as last written or loaded, and the rows the file holds for it: what the next
   /// change is compared with. They change only with the state they describe (a commit, a load,
   /// applied changes), so they never run ahead of the file.
   @usableFromInline
   var current: V?
-  @usableFromInline
-  var currentRows: [String: String] = [:]
+  private var currentRows: [String: String] = [:]
   /// Each property's JSON in the app's initial state: what a property with no row loads as (a
   /// property added since the file was written, or rows removed by a jump to before they
   /// existed). Taken once, from the state the store was opened with.
-  @usableFromInline
-  var defaults: [String: String]?
+  private var defaults: [String: String]?
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
