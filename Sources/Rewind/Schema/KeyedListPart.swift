@@ -10,6 +10,7 @@ final class KeyedListPart<
   static var table: String { EngineTable.listEntries.name }
   @usableFromInline
   let keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>
+  @usableFromInline
   let name: String
   let entityTable: String
   let ownerTable: String
@@ -64,22 +65,26 @@ final class KeyedListPart<
       arguments: [name, entityTable, ownerTable])
   }
 
-  @usableFromInline
+  @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
     var lists = OrderedIDLists<Owner, ID>()
-    lists.owners.reserveCapacity(
-      try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [name]) ?? 0)
-    let rows = try Row.fetchCursor(
-      db, sql: "SELECT owner, id, position FROM list_entries WHERE list = ? ORDER BY owner, position, id",
-      arguments: [name])
-    while let row = try rows.next() {
-      guard let owner = Owner.fromDatabaseValue(row[0]), let id = ID.fromDatabaseValue(row[1]),
-        let position = String.fromDatabaseValue(row[2]), PositionKey.isValid(position)
-      else {
-        throw RewindError(.corruptData, "list_entries: list family \(name) has an invalid entry: \(row)")
+    // In the index's order, through SQLite's C API, as `ListPart` reads: each list's members
+    // come in position order, so each is appended.
+    try db.cachedStatement(sql: "SELECT owner, id, position FROM list_entries WHERE list = ? ORDER BY owner, position")
+      .forEachRow(binding: [name.databaseValue]) { row in
+        let ownerValue = DatabaseValue(sqliteStatement: row, index: 0)
+        let idValue = DatabaseValue(sqliteStatement: row, index: 1)
+        let positionValue = DatabaseValue(sqliteStatement: row, index: 2)
+        guard let owner = Owner.fromDatabaseValue(ownerValue), let id = ID.fromDatabaseValue(idValue),
+          let position = String.fromDatabaseValue(positionValue), PositionKey.isValid(position)
+        else {
+          throw RewindError(
+            .corruptData,
+            "list_entries: list family \(name) has an invalid entry: owner \(ownerValue), id \(idValue), position \(positionValue)"
+          )
+        }
+        lists.loadPosition(position, of: id, owner: owner)
       }
-      lists.loadPosition(position, of: id, owner: owner)
-    }
     let keyPath = keyPath
     return { root in root[keyPath: keyPath] = lists }
   }

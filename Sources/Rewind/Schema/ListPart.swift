@@ -52,10 +52,9 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
+    // Not sized with a `count(*)` first: that is a second pass over the list's index, which
+    // costs more than the array's doublings (the list's dictionary is sized from the array).
     var entries: [(key: String, id: ID)] = []
-    // Sized up front: growing a 100,000-entry array (and the list's dictionary) copies it again and again.
-    entries.reserveCapacity(
-      try Int.fetchOne(db, sql: "SELECT count(*) FROM list_entries WHERE list = ?", arguments: [name]) ?? 0)
     // In the index's order, with no sort: members a file gave equal keys come in any order,
     // and `OrderedIDList(loading:)` places those by id.
     try db.cachedStatement(sql: "SELECT id, position FROM list_entries WHERE list = ? ORDER BY position")

@@ -17,18 +17,23 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
   Sendable
 {
   /// The non-empty lists (and, during an action, lists it emptied), by owner.
+  @usableFromInline
   var lists: [Owner: OrderedIDList<ID>] = [:]
   /// The owner of each child.
+  @usableFromInline
   var owners: [ID: Owner] = [:]
   /// Owners whose lists the action in progress touched.
+  @usableFromInline
   var touched: Set<Owner> = []
 
   /// Creates a family with no lists.
+  @inlinable
   public init() {}
 
   /// The list of `owner`: empty when it has none. Setting or mutating it moves the children
   /// it gains out of any other owner's list. - Complexity: as ``OrderedIDList``'s operations,
   /// plus O(m) for the m children the action has touched in that list so far.
+  @inlinable
   public subscript(owner: Owner) -> OrderedIDList<ID> {
     get { lists[owner] ?? OrderedIDList() }
     _modify {
@@ -48,15 +53,19 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
   }
 
   /// The owner whose list holds `id`, or `nil`. - Complexity: O(1).
+  @inlinable
   public func owner(of id: ID) -> Owner? { owners[id] }
 
   /// The owners that have a non-empty list, in no particular order.
+  @inlinable
   public var ownersWithLists: [Owner] { lists.compactMap { $0.value.isEmpty ? nil : $0.key } }
 
   /// The number of children in all lists. - Complexity: O(1).
+  @inlinable
   public var count: Int { owners.count }
 
   /// Removes `id` from its owner's list. Returns whether it was in one.
+  @inlinable
   @discardableResult
   public mutating func remove(_ id: ID) -> Bool {
     guard let owner = owners[id] else { return false }
@@ -64,6 +73,7 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
   }
 
   /// Removes the list of `owner`.
+  @inlinable
   public mutating func removeList(of owner: Owner) {
     self[owner].removeAll()
   }
@@ -71,7 +81,8 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
   // MARK: - Engine access
 
   /// Puts back a list after a mutation: its new members leave their previous owners' lists.
-  private mutating func store(_ list: OrderedIDList<ID>, for owner: Owner) {
+  @inlinable
+  mutating func store(_ list: OrderedIDList<ID>, for owner: Owner) {
     touched.insert(owner)
     for id in list.pending.keys {
       if list.contains(id) {
@@ -90,6 +101,7 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
 
   /// Sets or clears the owner and position of `id` without recording a change (loading,
   /// undo, rollback).
+  @inlinable
   mutating func setPosition(_ key: String?, of id: ID, owner: Owner?) {
     if let previous = owners[id] {
       lists[previous]?.setPosition(nil, of: id)
@@ -103,6 +115,7 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
   }
 
   /// Appends `id` to `owner`'s list with `key` (rows read in order), without recording it.
+  @inlinable
   mutating func loadPosition(_ key: String, of id: ID, owner: Owner) {
     lists[owner, default: OrderedIDList()].loadPosition(key, of: id)
     owners[id] = owner
