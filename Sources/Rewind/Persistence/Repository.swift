@@ -44,6 +44,10 @@ final class Repository<State: PersistentState> {
     isReadOnly = readOnly
     let name = path ?? ":memory:"
     self.name = name
+    // Before the file is touched: a schema whose parts share rows is the app's error.
+    let schema = State.schema
+    try schema.checkPartsAreDistinct()
+    self.schema = schema
     if readOnly, let path, !FileManager.default.fileExists(atPath: path) {
       throw RewindError(.fileNotFound, "\(path) does not exist")
     }
@@ -64,8 +68,6 @@ final class Repository<State: PersistentState> {
     } else {
       (database, contents) = (try DatabaseQueue(configuration: configuration), .empty)
     }
-    let schema = State.schema
-    self.schema = schema
     do {
       if path != nil, !readOnly { try DatabaseFile.enableWAL(database) }
       // A file that is set up already is opened without writing (it may be read-only, or

@@ -36,6 +36,9 @@ final class KeyedListPart<
   func takeDefaults(from initial: Root) throws {}
 
   @usableFromInline
+  var storage: PartStorage { .list(name) }
+
+  @usableFromInline
   var declaredEntityTable: String? { nil }
 
   @usableFromInline

@@ -29,6 +29,9 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   func takeDefaults(from initial: Root) throws {}
 
   @usableFromInline
+  var storage: PartStorage { .list(name) }
+
+  @usableFromInline
   var declaredEntityTable: String? { nil }
 
   @usableFromInline

@@ -161,6 +161,8 @@ protocol StatePart<Root> {
   func registerIfPresent(_ db: Database) throws
   /// The entity table the part stores its rows in, if it is an entity part.
   var declaredEntityTable: String? { get }
+  /// The rows the part owns in the file: no two parts of a schema may own the same.
+  var storage: PartStorage { get }
   /// Reads and decodes the part's rows; the update it returns replaces what `root` holds for
   /// the part, and cannot fail.
   func load(_ db: Database) throws -> (inout Root) -> Void
@@ -182,6 +184,34 @@ protocol StatePart<Root> {
   ) -> any StatePart<Parent>
 }
 
+/// The rows a part owns in the file.
+@usableFromInline
+enum PartStorage: Hashable {
+  /// Every row of an entity table.
+  case entityTable(String)
+  /// The `list_entries` rows of one list, or of one family of lists.
+  case list(String)
+  /// The `view_state` rows whose paths are `prefix.property` (`property` at the root).
+  case viewState(prefix: String)
+
+  var description: String {
+    switch self {
+    case .entityTable(let table): "the table \(table)"
+    case .list(let name): "list_entries list \"\(name)\""
+    case .viewState(let prefix): prefix.isEmpty ? "view_state paths at the root" : "view_state paths \"\(prefix).*\""
+    }
+  }
+
+  /// What tells two such parts apart.
+  var remedy: String {
+    switch self {
+    case .entityTable: "give each table its own entity type (its own databaseTableName)"
+    case .list: "give each list its own name"
+    case .viewState: "give each view state its own prefix (`.view(_:at:)`, `.scope(_:viewPrefix:)`)"
+    }
+  }
+}
+
 /// Row changes decoded for an in-memory state: applying them cannot fail.
 struct PreparedChanges<Root> {
   fileprivate var updates: [(inout Root) -> Void] = []
@@ -192,6 +222,22 @@ struct PreparedChanges<Root> {
 }
 
 extension StateSchema {
+  /// Throws unless every part owns rows of its own: two parts writing the same rows would make
+  /// one set of them in the file, and a reopened state would differ from memory.
+  func checkPartsAreDistinct() throws {
+    var owners: [PartStorage: Int] = [:]
+    for (index, part) in parts.enumerated() {
+      let storage = part.storage
+      if let first = owners[storage] {
+        throw RewindError(
+          .schemaMismatch,
+          "\(Root.self)'s schema stores two parts in \(storage.description) (parts \(first + 1) and \(index + 1), scopes counted by their parts): their rows would be one set in the file, and the state would reopen different from memory; \(storage.remedy)"
+        )
+      }
+      owners[storage] = index
+    }
+  }
+
   /// Takes the defaults from `initial`, then creates, checks and registers the parts' tables.
   ///
   /// Parts are set up in declaration order, except that a part whose setup fails is tried

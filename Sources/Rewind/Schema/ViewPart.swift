@@ -40,6 +40,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   func setUp(_ db: Database) throws {}
 
   @usableFromInline
+  var storage: PartStorage { .viewState(prefix: prefix) }
+
+  @usableFromInline
   var declaredEntityTable: String? { nil }
 
   @usableFromInline
