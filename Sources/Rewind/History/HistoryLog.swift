@@ -403,7 +403,9 @@ struct HistoryLog {
   ///   wrote; a column changed since (by another writer, a non-undoable action, the tool) is
   ///   kept, and a row deleted since stays deleted;
   /// - a row it inserted is deleted, whatever changed in it since (the deleted row, with those
-  ///   changes, is what the next redo brings back);
+  ///   changes, is what the next redo brings back); but a view-state row, which stands for a
+  ///   property's value (no row: `nil`), is deleted only while it holds what the step wrote,
+  ///   as a column would be;
   /// - a row it deleted is inserted again, unless a row with that key exists by now.
   ///
   /// Rows already as wanted are left out.
@@ -413,7 +415,9 @@ struct HistoryLog {
       let current = try currentRow(table: change.table, key: change.key, db)
       let target: [String: DatabaseValue]?
       switch (change.before, change.after) {
-      case (nil, _):
+      case (nil, let after):
+        // A view property set from nil since holds someone else's value: kept.
+        if change.table == EngineTable.viewState.name, let current, current != after { continue }
         target = nil
       case (let before?, nil):
         target = current ?? before

@@ -23,7 +23,8 @@ extension Store {
   /// Undo works column by column against the rows as they are now, and never overwrites what
   /// the step did not write: a column changed since by another writer, a non-undoable action
   /// or the `rewind` tool keeps its value, and a row deleted since stays deleted. A row the step
-  /// inserted is deleted. Redo reverts exactly what the undo did, so undo then redo returns to
+  /// inserted is deleted, unless it is a view-state row that holds another value by now (a
+  /// selection made since is kept). Redo reverts exactly what the undo did, so undo then redo returns to
   /// where it started.
   ///
   /// - Returns: the seq of the `undo` entry, or `nil` when there is nothing to undo.
