@@ -45,7 +45,7 @@ final class Repository<State: PersistentState> {
     let name = path ?? ":memory:"
     self.name = name
     // Before the file is touched: a schema whose parts share rows is the app's error.
-    let schema = State.schema
+    let schema = State.schema.renewed()
     try schema.checkPartsAreDistinct()
     self.schema = schema
     if readOnly, let path, !FileManager.default.fileExists(atPath: path) {

@@ -9,6 +9,9 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @usableFromInline
   var table: String { E.databaseTableName }
   @usableFromInline
+  func renewed() -> Self { self }  // nothing per store
+
+  @usableFromInline
   var storage: PartStorage { .entityTable(table) }
 
   @usableFromInline

@@ -36,6 +36,9 @@ final class KeyedListPart<
   func takeDefaults(from initial: Root) throws {}
 
   @usableFromInline
+  func renewed() -> Self { self }  // nothing per store
+
+  @usableFromInline
   var storage: PartStorage { .list(name) }
 
   @usableFromInline

@@ -29,6 +29,9 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   func takeDefaults(from initial: Root) throws {}
 
   @usableFromInline
+  func renewed() -> Self { self }  // nothing per store
+
+  @usableFromInline
   var storage: PartStorage { .list(name) }
 
   @usableFromInline

@@ -10,10 +10,11 @@ import GRDB
 ///   top-level property, with its value as JSON.
 /// - ``scope(_:viewPrefix:)``: a child state's own schema.
 public struct StateSchema<Root> {
-  let parts: [any StatePart<Root>]
-  /// What every action and every open runs, for each of `parts` in order: compiled where the
-  /// part was declared (see ``SpecializedPart``).
+  /// Each part, with what every action and every open runs for it, compiled where the part
+  /// was declared (see ``SpecializedPart``).
   let specialized: [SpecializedPart<Root>]
+  /// The parts, in declaration order.
+  let parts: [any StatePart<Root>]
   /// The app's migrations, oldest first (see ``migrations(_:)``).
   var migrations: [SchemaMigration] = []
 
@@ -23,18 +24,27 @@ public struct StateSchema<Root> {
   /// part's type is concrete: the part's `load` and `takeChanges` are specialized there.
   @inlinable
   init<Part: StatePart>(_ part: Part) where Part.Root == Root {
-    self.init(parts: [part], specialized: [SpecializedPart(part)])
+    self.init(specialized: [SpecializedPart(part)])
   }
 
   @usableFromInline
-  init(parts: [any StatePart<Root>], specialized: [SpecializedPart<Root>]) {
-    self.parts = parts
+  init(specialized: [SpecializedPart<Root>]) {
     self.specialized = specialized
+    parts = specialized.map(\.part)
   }
 
   /// A schema made of the given parts.
   public init(_ parts: StateSchema...) {
-    self.init(parts: parts.flatMap(\.parts), specialized: parts.flatMap(\.specialized))
+    self.init(specialized: parts.flatMap(\.specialized))
+  }
+
+  /// The same schema, with parts of its own for one store: a part that remembers what it last
+  /// wrote (a view state's rows) is a new instance, so that two stores never share that memory,
+  /// even when the app keeps its schema in a stored property.
+  func renewed() -> Self {
+    var schema = Self(specialized: specialized.map { $0.renewed() })
+    schema.migrations = migrations
+    return schema
   }
 
   /// The entity table at `keyPath`, stored in `Entity.databaseTableName`.
@@ -111,8 +121,7 @@ public struct StateSchema<Root> {
   ) -> Self {
     // A pulled-back part is a new instance (view parts keep what they last wrote): its hot
     // paths are its own, compiled generically, as the child's part types are not known here.
-    let parts = Child.schema.parts.map { $0.pulledBack(along: keyPath, viewPrefix: viewPrefix) }
-    return Self(parts: parts, specialized: parts.map { SpecializedPart($0) })
+    Self(specialized: Child.schema.parts.map { SpecializedPart($0.pulledBack(along: keyPath, viewPrefix: viewPrefix)) })
   }
 }
 
@@ -126,23 +135,32 @@ public struct StateSchema<Root> {
 /// are concrete, so the compiler specializes the part's (inlinable) methods there.
 @usableFromInline
 struct SpecializedPart<Root> {
+  let part: any StatePart<Root>
   let load: (Database) throws -> (inout Root) -> Void
   let takeChanges: (inout Root, inout [RowChange]) throws -> Void
+  /// The same, for the part's renewed instance (see ``StatePart/renewed()``).
+  let renewed: () -> SpecializedPart<Root>
 
   @inlinable
   init<Part: StatePart>(_ part: Part) where Part.Root == Root {
     self.init(
+      part: part,
       load: { db in try part.load(db) },
-      takeChanges: { root, changes in try part.takeChanges(from: &root, into: &changes) })
+      takeChanges: { root, changes in try part.takeChanges(from: &root, into: &changes) },
+      renewed: { SpecializedPart(part.renewed()) })
   }
 
   @usableFromInline
   init(
+    part: any StatePart<Root>,
     load: @escaping (Database) throws -> (inout Root) -> Void,
-    takeChanges: @escaping (inout Root, inout [RowChange]) throws -> Void
+    takeChanges: @escaping (inout Root, inout [RowChange]) throws -> Void,
+    renewed: @escaping () -> SpecializedPart<Root>
   ) {
+    self.part = part
     self.load = load
     self.takeChanges = takeChanges
+    self.renewed = renewed
   }
 }
 
@@ -163,6 +181,8 @@ protocol StatePart<Root> {
   var declaredEntityTable: String? { get }
   /// The rows the part owns in the file: no two parts of a schema may own the same.
   var storage: PartStorage { get }
+  /// The part for another store: itself when it keeps nothing per store, else a new instance.
+  func renewed() -> Self
   /// Reads and decodes the part's rows; the update it returns replaces what `root` holds for
   /// the part, and cannot fail.
   func load(_ db: Database) throws -> (inout Root) -> Void

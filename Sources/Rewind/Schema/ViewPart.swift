@@ -39,6 +39,10 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   @usableFromInline
   func setUp(_ db: Database) throws {}
 
+  /// A new instance: `current` and `currentRows` describe one store's file.
+  @usableFromInline
+  func renewed() -> ViewPart { ViewPart(keyPath: keyPath, prefix: prefix) }
+
   @usableFromInline
   var storage: PartStorage { .viewState(prefix: prefix) }
 

@@ -6,7 +6,7 @@ public struct StateRecorder<State: PersistentState> {
 
   /// Starts recording changes made to `state` from now on.
   public init(_ state: inout State) throws {
-    schema = State.schema
+    schema = State.schema.renewed()
     // The first call sees every view-state row as new; it primes the view parts' caches.
     _ = try schema.takeChanges(from: &state)
   }
