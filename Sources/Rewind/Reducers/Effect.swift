@@ -65,8 +65,8 @@ public struct Effect<Action: Sendable>: Sendable {
   /// Runs all `effects` at once.
   public static func merge(_ effects: Self...) -> Self { merge(effects) }
 
-  /// Runs both effects at once, without the array a variadic `merge`
-  /// call builds: composed reducers merge two effects on every action, usually both `.none`.
+  /// Runs both effects at once, without the array that a variadic `merge` call builds:
+  /// composed reducers merge two effects on every action, and usually both are `.none`.
   @inlinable
   static func pair(_ first: Self, _ second: Self) -> Self {
     if case .none = first.operation { return second }
