@@ -23,8 +23,7 @@ final class Repository<State: PersistentState> {
   /// The file's path, or `:memory:`, for messages.
   let name: String
   /// Takes automatic snapshots off the caller's thread; `nil` for in-memory and read-only
-  /// databases (an in-memory one has no second connection: it takes
-  /// its snapshots in place).
+  /// databases (an in-memory one has no second connection: it takes its snapshots in place).
   let worker: SnapshotWorker?
   /// Whether SQLite's automatic checkpoint is off, while a snapshot is read.
   private var checkpointsSuspended = false

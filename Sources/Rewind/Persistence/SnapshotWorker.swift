@@ -45,25 +45,19 @@ final class SnapshotWorker: @unchecked Sendable {
       return true
     }
     guard claimed else { return }
-    run {
-      let seq = try? self.takeSnapshot()
-      self.lock.withLock {
-        if let seq { self.lastTakenSeq = max(self.lastTakenSeq, seq) }
-        self.snapshotRunning = false
+    group.enter()
+    DispatchQueue.global(qos: .utility).async { [self] in
+      let seq = try? takeSnapshot()
+      lock.withLock {
+        if let seq { lastTakenSeq = max(lastTakenSeq, seq) }
+        snapshotRunning = false
       }
+      group.leave()
     }
   }
 
   /// Blocks until no snapshot is under way.
   func wait() { group.wait() }
-
-  private func run(_ work: @escaping @Sendable () -> Void) {
-    group.enter()
-    DispatchQueue.global(qos: .utility).async { [group] in
-      work()
-      group.leave()
-    }
-  }
 
   /// A connection to the store's file. A file gone since (moved, or its folder removed once the
   /// store was done) is not created again, empty, by the worker.
