@@ -94,15 +94,33 @@ extension HistoryLog {
     }
     // Walk the entries between the anchor and `seq`: backward to an earlier seq (each row
     // takes the before of the first entry that touched it), forward to a later one.
-    var net = NetChanges()
     let (low, high) = seq < anchorSeq ? (seq, anchorSeq) : (anchorSeq, seq)
+    rows.apply(try netChanges(after: low, through: high, db).changes, seq < anchorSeq ? .backward : .forward)
+    return rows
+  }
+
+  /// The changes of the entries after `low` up to `high`, merged per row.
+  func netChanges(after low: Int64, through high: Int64, _ db: Database) throws -> NetChanges {
+    var net = NetChanges()
     let entries = try Row.fetchCursor(
       db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq <= ? ORDER BY seq", arguments: [low, high])
     while let entry = try entries.next() {
       for change in try decodeChanges(entry) { net.add(change) }
     }
-    rows.apply(net.changes, seq < anchorSeq ? .backward : .forward)
-    return rows
+    return net
+  }
+
+  /// The rows that differ between the tables now and right after `seq`, as they were then
+  /// (`nil`: absent then), by table and key; `nil` when a snapshot or the origin is closer to
+  /// `seq` than the tables are (or a barrier lies between), so the walk back is not the way.
+  func rowsChanged(since seq: Int64, _ db: Database) throws -> [String: [StateRows.Row: StateRows.Row?]]? {
+    try checkSeq(seq)
+    guard case .head = try nearestAnchor(to: seq, db).anchor else { return nil }
+    var changed: [String: [StateRows.Row: StateRows.Row?]] = [:]
+    for change in try netChanges(after: seq, through: lastSeq, db).changes {
+      changed[change.table, default: [:]].updateValue(change.before, forKey: change.key)
+    }
+    return changed
   }
 
   /// Replaces the state tables' rows `current` with `target`, as one undoable entry (a
@@ -123,7 +141,7 @@ extension HistoryLog {
   @discardableResult
   mutating func takeSnapshot(kind: String, label: String?, _ db: Database) throws -> Int64 {
     let seq = try fileLastSeq(db)
-    try insertSnapshot(try StateRows(db, catalog: tables), seq: seq, kind: kind, label: label, db)
+    try insertSnapshot(try EncodedSnapshot(db, catalog: tables, seq: seq), kind: kind, label: label, db)
     return seq
   }
 
@@ -140,10 +158,47 @@ extension HistoryLog {
     var checksum: String
 
     init(_ rows: StateRows, seq: Int64) {
-      self.seq = seq
-      rowCount = rows.tables.values.map(\.count).reduce(0, +)
-      json = rows.json()
+      self.init(json: rows.json(), rowCount: rows.tables.values.map(\.count).reduce(0, +), seq: seq)
+    }
+
+    init(json: String, rowCount: Int, seq: Int64) {
+      (self.seq, self.rowCount, self.json) = (seq, rowCount, json)
       checksum = HistoryLog.checksum(json)
+    }
+
+    /// The catalog's tables as they are in `db`, which holds the state after `seq`: from a
+    /// scan in key order where SQLite's order is the engine's, otherwise through an image.
+    init(_ db: Database, catalog: TableCatalog, seq: Int64) throws {
+      self = try Self.scanning(db, catalog: catalog, seq: seq) ?? Self(StateRows(db, catalog: catalog), seq: seq)
+    }
+
+    /// The tables read in key order and written as they come: the text ``StateRows/json()``
+    /// gives, with no image of the state in memory (see ``KeyOrderScan``); `nil` when a
+    /// table's order in SQLite is not the engine's.
+    static func scanning(_ db: Database, catalog: TableCatalog, seq: Int64) throws -> Self? {
+      var out: [UInt8] = [UInt8(ascii: "{")]
+      var rowCount = 0
+      do {
+        for (index, table) in catalog.tableNames.enumerated() {
+          guard let scan = try KeyOrderScan(table: table, keyColumns: catalog.keyColumns(of: table), db) else {
+            return nil
+          }
+          if index > 0 { out.append(UInt8(ascii: ",")) }
+          JSONText.appendString(table, to: &out)
+          out.append(contentsOf: ":[".utf8)
+          let first = rowCount
+          try scan.forEachRow(db) { values, _ in
+            if rowCount > first { out.append(UInt8(ascii: ",")) }
+            rowCount += 1
+            scan.appendObject(values, to: &out)
+          }
+          out.append(UInt8(ascii: "]"))
+        }
+      } catch is KeyOrderScan.NotInEngineOrder {
+        return nil
+      }
+      out.append(UInt8(ascii: "}"))
+      return Self(json: String(decoding: out, as: UTF8.self), rowCount: rowCount, seq: seq)
     }
   }
 

@@ -21,13 +21,19 @@ struct StateRows: Equatable {
   init(_ db: Database, catalog: TableCatalog) throws {
     self.init(empty: catalog)
     for table in catalog.tableNames {
-      let keyColumns = catalog.keyColumns(of: table)
-      let rows = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
-      while let row = try rows.next() {
-        let values = Self.image(of: row, in: table)
-        tables[table]![values.filter { keyColumns.contains($0.key) }] = values
-      }
+      tables[table] = try Self.rows(of: table, keyColumns: catalog.keyColumns(of: table), db)
     }
+  }
+
+  /// Every row of `table`, by key.
+  static func rows(of table: String, keyColumns: [String], _ db: Database) throws -> [Row: Row] {
+    var rows: [Row: Row] = [:]
+    let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    while let row = try cursor.next() {
+      let values = image(of: row, in: table)
+      rows[values.filter { keyColumns.contains($0.key) }] = values
+    }
+    return rows
   }
 
   /// A row as the log's images hold it: every column, except the `owner` of a fixed list's
@@ -161,8 +167,8 @@ extension DatabaseValue {
     case (.int64(let x), .double(let y)): return Double(x) < y
     case (.double(let x), .int64(let y)): return x < Double(y)
     case (.double(let x), .double(let y)): return x < y
-    case (.string(let x), .string(let y)): return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
-    case (.blob(let x), .blob(let y)): return Array(x).lexicographicallyPrecedes(Array(y))
+    case (.string(let x), .string(let y)): return x.utf8.lexicographicallyPrecedes(y.utf8)
+    case (.blob(let x), .blob(let y)): return x.lexicographicallyPrecedes(y)
     default: return false
     }
   }

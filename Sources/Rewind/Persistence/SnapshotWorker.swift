@@ -76,7 +76,7 @@ final class SnapshotWorker: @unchecked Sendable {
       let history = try HistoryLog(db)
       let seq = try history.fileLastSeq(db)
       guard seq > history.lastSnapshotSeq else { return nil }
-      return HistoryLog.EncodedSnapshot(try StateRows(db, catalog: history.tables), seq: seq)
+      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq)
     }
     guard let snapshot else { return nil }
     return try queue.writeWithoutTransaction { db in

@@ -47,83 +47,70 @@ extension RewindDatabase {
   /// - Throws: ``RewindError/Code/unknownSeq`` if a seq is not in the log.
   public func export(at seq: Int64?, viewAt viewSeq: Int64?) throws -> String {
     try read { db, history in
+      let viewState = EngineTable.viewState.name
+      let appSchema = history.tables.appSchema.version(ofRowsAt: seq)
+      // Now, or a seq the current tables are the nearest anchor of: read straight from the
+      // tables, with the rows changed since put back as they were.
+      func rowsChanged(since seq: Int64?) throws -> [String: [StateRows.Row: StateRows.Row?]]? {
+        try seq.map { try history.rowsChanged(since: $0, db) } ?? [:]
+      }
+      if var changed = try rowsChanged(since: seq) {
+        let viewChanged =
+          viewSeq == seq ? changed[viewState] ?? [:] : try rowsChanged(since: viewSeq).map { $0[viewState] ?? [:] }
+        if let viewChanged {
+          changed[viewState] = viewChanged
+          if let text = try TableScanExport(catalog: history.tables, changed: changed).export(appSchema: appSchema, db)
+          {
+            return text
+          }
+        }
+      }
+      // Otherwise from an image of the state, built from the nearest snapshot (or the origin).
       func rows(_ seq: Int64?) throws -> StateRows {
         try seq.map { try history.rows(at: $0, db) } ?? StateRows(db, catalog: history.tables)
       }
       var image = try rows(seq)
-      if viewSeq != seq {
-        image.tables[EngineTable.viewState.name] = try rows(viewSeq).tables[EngineTable.viewState.name]
-      }
-      return Self.exportJSON(
-        image, catalog: history.tables, appSchema: history.tables.appSchema.version(ofRowsAt: seq))
+      if viewSeq != seq { image.tables[viewState] = try rows(viewSeq).tables[viewState] }
+      return Self.exportJSON(image, catalog: history.tables, appSchema: appSchema)
     }
   }
 
-  /// The export of `rows`, in the shape of app schema version `appSchema` (written when it is
-  /// past 1, so that an import reads an earlier version's export through the migrations since).
+  /// The export of `rows`, in the shape of app schema version `appSchema`.
   static func exportJSON(_ rows: StateRows, catalog: TableCatalog, appSchema: Int) -> String {
-    var out = "{\n  \"format\": \"\(exportFormat)\",\n  \"version\": \(exportVersion),"
-    if appSchema > 1 { out += "\n  \"appSchema\": \(appSchema)," }
-    out += "\n  \"entities\": {"
+    var writer = ExportWriter(appSchema: appSchema)
     // Tables of the catalog, and those of rows read in an older shape (before a barrier).
     let engineTables: Set = [EngineTable.listEntries.name, EngineTable.viewState.name]
     let tables = Set(catalog.entityTables).union(rows.tables.keys.filter { !engineTables.contains($0) }).sorted()
-    for (index, table) in tables.enumerated() {
-      out += index == 0 ? "\n    " : ",\n    "
-      JSONText.appendString(table, to: &out)
+    for table in tables {
+      writer.beginTable(table)
       let entities = rows.tables[table] ?? [:]
-      out += ": ["
-      for (rowIndex, key) in StateRows.sortedKeys(entities.keys).enumerated() {
-        out += rowIndex == 0 ? "\n      " : ",\n      "
-        JSONText.appendRow(entities[key], to: &out)
-      }
-      out += entities.isEmpty ? "]" : "\n    ]"
+      for key in StateRows.sortedKeys(entities.keys) { writer.appendRow(entities[key]) }
+      writer.endTable()
     }
-    out += "\n  },\n  \"lists\": {"
+    writer.beginLists()
     let entries = (rows.tables[EngineTable.listEntries.name] ?? [:]).values
     let byList = Dictionary(grouping: entries) { $0["list"].flatMap(String.fromDatabaseValue) ?? "" }
-    for (index, list) in Set(catalog.lists.keys).union(byList.keys).sorted().enumerated() {
-      out += index == 0 ? "\n    " : ",\n    "
-      JSONText.appendString(list, to: &out)
-      out += ": ["
-      func appendIDs(_ entries: [StateRows.Row]) {
-        let ordered = entries.sorted { a, b in
-          let (pa, pb) = (a["position"] ?? .null, b["position"] ?? .null)
-          return pa != pb
-            ? DatabaseValue.sqliteOrder(pa, pb) : DatabaseValue.sqliteOrder(a["id"] ?? .null, b["id"] ?? .null)
-        }
-        for (idIndex, entry) in ordered.enumerated() {
-          if idIndex > 0 { out += "," }
-          JSONText.appendValue(entry["id"] ?? .null, to: &out)
-        }
+    for list in Set(catalog.lists.keys).union(byList.keys).sorted() {
+      let keyed = catalog.listOwners[list] != nil
+      writer.beginList(list)
+      // Members by position (then id); a keyed list's by owner first.
+      let members = (byList[list] ?? []).map { entry in
+        ListMember(entry, keyed: keyed)
       }
-      if catalog.listOwners[list] != nil {
-        // A keyed family: each owner's list, owners in key order.
-        let byOwner = Dictionary(grouping: byList[list] ?? []) { $0["owner"] ?? .null }
-        for (ownerIndex, owner) in byOwner.keys.sorted(by: DatabaseValue.sqliteOrder).enumerated() {
-          out += ownerIndex == 0 ? "\n      " : ",\n      "
-          out += #"{"owner":"#
-          JSONText.appendValue(owner, to: &out)
-          out += #","ids":["#
-          appendIDs(byOwner[owner]!)
-          out += "]}"
-        }
-        out += byOwner.isEmpty ? "]" : "\n    ]"
-      } else {
-        appendIDs(byList[list] ?? [])
-        out += "]"
-      }
+      for member in members.sorted(by: ListMember.precedes) { writer.append(member, keyed: keyed) }
+      writer.endList(keyed: keyed)
     }
-    out += "\n  },\n  \"view\": {"
-    let view = rows.tables[EngineTable.viewState.name] ?? [:]
+    writer.beginView()
+    appendView(rows.tables[EngineTable.viewState.name] ?? [:], to: &writer)
+    return writer.finish()
+  }
+
+  /// Writes the view-state rows, by path.
+  static func appendView(_ view: [StateRows.Row: StateRows.Row], to writer: inout ExportWriter) {
     let paths = view.values.compactMap { row in row["path"].flatMap(String.fromDatabaseValue).map { ($0, row) } }
-    for (index, (path, row)) in paths.sorted(by: { $0.0 < $1.0 }).enumerated() {
-      out += index == 0 ? "\n    " : ",\n    "
-      JSONText.appendString(path, to: &out)
-      out += ": " + (row["value"].flatMap(String.fromDatabaseValue) ?? "null")
+    for (path, row) in paths.sorted(by: { $0.0 < $1.0 }) {
+      writer.appendView(path: path, value: row["value"].flatMap(String.fromDatabaseValue) ?? "null")
     }
-    out += "\n  }\n}\n"
-    return out
   }
 
   /// Replaces the whole state with an exported one, as one undoable `import` entry.

@@ -1,0 +1,89 @@
+import GRDB
+import GRDBSQLite
+
+/// Reads a state table's rows in the order of its key, as ``StateRows/sortedKeys(_:)`` orders
+/// keys, and writes them as JSON objects, as ``StateRows/image(of:in:)`` and
+/// ``JSONText/appendRow(_:to:)`` would.
+///
+/// Exports of the current state and snapshots are written from such scans, with no image of
+/// the whole state in memory: at a million rows, hashing every row into dictionaries cost ten
+/// times the read. SQLite sorts by the key; the scan checks each key follows the last in the
+/// engine's own order and throws ``NotInEngineOrder`` when it does not (a key column with
+/// another collation), so the caller can build its text from an image instead.
+struct KeyOrderScan {
+  /// Thrown when SQLite's order of the table's keys is not the engine's.
+  struct NotInEngineOrder: Error {}
+
+  let table: String
+  /// The table's columns, by name, as row objects write them.
+  let columns: [String]
+  /// The positions of the key columns (by name) among ``columns``.
+  let keyIndexes: [Int]
+  /// Each column's `"name":`, encoded once per scan rather than once per row.
+  private let names: [[UInt8]]
+  /// A column left out of row objects when NULL: a fixed list's `owner` in `list_entries`
+  /// (added after such rows were first logged, see ``StateRows/image(of:in:)``).
+  private let omittedWhenNull: Int?
+
+  /// A scan of `table`, keyed by `keyColumns`; `nil` when the table lacks a key column.
+  init?(table: String, keyColumns: [String], _ db: Database) throws {
+    self.table = table
+    columns = try db.columns(in: table).map(\.name).sorted()
+    let keyColumns = keyColumns.sorted()
+    keyIndexes = keyColumns.compactMap(columns.firstIndex(of:))
+    guard !keyColumns.isEmpty, keyIndexes.count == keyColumns.count else { return nil }
+    names = columns.map { column in
+      var text: [UInt8] = []
+      JSONText.appendString(column, to: &text)
+      text.append(UInt8(ascii: ":"))
+      return text
+    }
+    omittedWhenNull = table == EngineTable.listEntries.name ? columns.firstIndex(of: "owner") : nil
+  }
+
+  /// The key of a row's `values`, in key-column name order.
+  func key(of values: [DatabaseValue]) -> [DatabaseValue] { keyIndexes.map { values[$0] } }
+
+  /// The key of a row image, in key-column name order.
+  func key(of row: StateRows.Row) -> [DatabaseValue] { keyIndexes.map { row[columns[$0]] ?? .null } }
+
+  /// Calls `body` with each row's values (in ``columns`` order) and key, in key order.
+  ///
+  /// - Throws: ``NotInEngineOrder`` when a key does not follow the previous one.
+  func forEachRow(_ db: Database, _ body: (_ values: [DatabaseValue], _ key: [DatabaseValue]) throws -> Void) throws {
+    let statement = try db.makeStatement(
+      sql: """
+        SELECT \(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) \
+        FROM \(table.quotedDatabaseIdentifier) \
+        ORDER BY \(keyIndexes.map { columns[$0].quotedDatabaseIdentifier }.joined(separator: ", "))
+        """)
+    var values = [DatabaseValue](repeating: .null, count: columns.count)
+    var previous: [DatabaseValue]?
+    try statement.forEachRow(binding: []) { handle in
+      for index in values.indices { values[index] = DatabaseValue(sqliteStatement: handle, index: Int32(index)) }
+      let key = key(of: values)
+      if let previous, !Self.keyPrecedes(previous, key) { throw NotInEngineOrder() }
+      previous = key
+      try body(values, key)
+    }
+  }
+
+  /// Appends the JSON object of a row's `values`.
+  func appendObject(_ values: [DatabaseValue], to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "{"))
+    var first = true
+    for index in values.indices where !(index == omittedWhenNull && values[index].isNull) {
+      if !first { out.append(UInt8(ascii: ",")) }
+      first = false
+      out.append(contentsOf: names[index])
+      JSONText.appendValue(values[index], to: &out)
+    }
+    out.append(UInt8(ascii: "}"))
+  }
+
+  /// Keys (values in key-column name order) as ``StateRows/sortedKeys(_:)`` orders them.
+  static func keyPrecedes(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+    for (x, y) in zip(a, b) where x != y { return DatabaseValue.sqliteOrder(x, y) }
+    return false
+  }
+}
