@@ -110,12 +110,33 @@ extension HistoryLog {
     return net
   }
 
+  /// The anchor to rebuild the state after `seq` from, or `nil` when walking back from the
+  /// current tables is the cheaper way there.
+  ///
+  /// Walking back costs the entries since `seq`, whatever the state's size. A rebuild costs the
+  /// whole state, read (and parsed, from a snapshot) and compared with the tables, plus the
+  /// entries between: it is chosen only when that is less. (The start's state is about as
+  /// large as the latest snapshot's, when there is one.) History does not cross a barrier:
+  /// with one after `seq`, the nearest anchor before it is the way.
+  func rebuildAnchor(for seq: Int64, _ db: Database) throws -> (anchor: Anchor, distance: Int64)? {
+    let anchor = try nearestAnchor(to: seq, db)
+    if tables.appSchema.barrier(after: seq) != nil { return anchor }
+    let stateRows: Int64
+    switch anchor.anchor {
+    case .head: return nil
+    case .snapshot(_, _, let rows): stateRows = rows
+    case .origin: stateRows = lastSnapshotRows > 0 ? lastSnapshotRows : try stateRowCount(db)
+    }
+    let (rebuild, overflow) = anchor.distance.addingReportingOverflow(stateRows)
+    return !overflow && rebuild < lastSeq - seq ? anchor : nil
+  }
+
   /// The rows that differ between the tables now and right after `seq`, as they were then
-  /// (`nil`: absent then), by table and key; `nil` when a snapshot or the origin is closer to
-  /// `seq` than the tables are (or a barrier lies between), so the walk back is not the way.
+  /// (`nil`: absent then), by table and key; `nil` when rebuilding the state from a snapshot
+  /// or the start is the way there (see ``rebuildAnchor(for:_:)``).
   func rowsChanged(since seq: Int64, _ db: Database) throws -> [String: [StateRows.Row: StateRows.Row?]]? {
     try checkSeq(seq)
-    guard case .head = try nearestAnchor(to: seq, db).anchor else { return nil }
+    if try rebuildAnchor(for: seq, db) != nil { return nil }
     var changed: [String: [StateRows.Row: StateRows.Row?]] = [:]
     for change in try netChanges(after: seq, through: lastSeq, db).changes {
       changed[change.table, default: [:]].updateValue(change.before, forKey: change.key)

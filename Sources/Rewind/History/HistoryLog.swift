@@ -444,19 +444,7 @@ struct HistoryLog {
   /// already right.
   func changesJumping(to seq: Int64, timeline: Timeline, _ db: Database) throws -> [RowChange] {
     try checkReturnable(seq)
-    // Walking back from the head costs the entries since `seq`, whatever the state's size. A
-    // snapshot (or the empty start) costs the whole state, read and compared with the tables,
-    // plus the entries between: it is taken only when that is less. (The start's state is
-    // about as large as the latest snapshot's, when there is one.)
-    let anchor = try nearestAnchor(to: seq, db)
-    let stateRows: Int64
-    switch anchor.anchor {
-    case .snapshot(_, _, let rows): stateRows = rows
-    case .origin: stateRows = lastSnapshotRows > 0 ? lastSnapshotRows : try stateRowCount(db)
-    case .head: stateRows = 0
-    }
-    let (rebuild, overflow) = anchor.distance.addingReportingOverflow(stateRows)
-    if !overflow, rebuild < lastSeq - seq {
+    if let anchor = try rebuildAnchor(for: seq, db) {
       let target = try rows(at: seq, from: anchor, db)
       return try StateRows(db, catalog: tables).changes(to: target, timeline: timeline)
     }
