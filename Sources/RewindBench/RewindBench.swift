@@ -184,7 +184,10 @@ struct Benchmark {
       runs[index].floor = nil
       let path = runs[index].enginePath
       let snapshotBytes = try runs[index].engineFile!.read { db in
-        try Int64.fetchOne(db, sql: "SELECT total(length(rows)) FROM snapshots") ?? 0
+        try Int64.fetchOne(
+          db,
+          sql: "SELECT (SELECT total(length(rows)) FROM snapshots) + (SELECT total(length(rows)) FROM snapshot_parts)")
+          ?? 0
       }
       // The last connection to close checkpoints the WAL into the file and removes it.
       runs[index].engineFile = nil
@@ -411,7 +414,7 @@ struct FileLayout {
         let bytes: Int64 = page["bytes"]
         switch owner {
         case "action_log", "undo_steps": logBytes += bytes
-        case "snapshots": snapshotBytes += bytes
+        case "snapshots", "snapshot_parts": snapshotBytes += bytes
         case "tasks", "projects", "list_entries", "view_state": tableBytes += bytes
         default: break
         }

@@ -14,6 +14,8 @@ struct BackgroundSnapshotTests {
     let path = directory.path("tasks.sqlite")
     let store = try TasksStore.tasks(path: path)
     store.automaticSnapshotSpacing = 40
+    // Every snapshot is stored in parts of 300 bytes, each in its own transaction, between sends.
+    store.automaticSnapshotPartBytes = 300
     var exports: [Int64: String] = [:]
     // Three rounds of 200 sends with no wait between them: each round starts at least one
     // snapshot (every 40 entries), taken while the sends go on; the wait ends the round.
@@ -38,6 +40,13 @@ struct BackgroundSnapshotTests {
     #expect(report.problems == [])
     // `verify` replays the log and compares every snapshot with the state at its seq.
     #expect(report.passed.filter { $0.contains("matches the log") }.count == automatic.count)
+    let stored = try DatabaseQueue(path: path).read { db in
+      (
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots WHERE part_set IS NOT NULL") ?? 0,
+        try Int.fetchOne(db, sql: "SELECT count(DISTINCT part_set) FROM snapshot_parts") ?? 0
+      )
+    }
+    #expect(stored.0 == automatic.count && stored.1 == automatic.count, "every snapshot in parts: \(stored)")
     // And a snapshot is what an export at its seq rebuilds from the log alone.
     for snapshot in automatic {
       exports[snapshot.seq] = try database.export(at: snapshot.seq)

@@ -51,7 +51,7 @@ struct Release04FixtureTests {
     for seq in seqs {
       #expect(try database.export(at: seq) == (try fixture("exports/at-\(seq).json")), "export --at \(seq)")
     }
-    #expect(try database.inspect().migrations.last == "0007_log_without_json_checks")
+    #expect(try database.inspect().migrations.last == "0008_snapshot_parts")
   }
 
   @Test func theAppOpensItAndUndoesAsTheReleaseDid() throws {

@@ -214,7 +214,7 @@ struct RewindCommandTests {
     #expect(try rewind("log", "tasks.sqlite", "--from", "12").split(separator: "\n").count == 2)
     let inspect = try rewind("inspect", "tasks.sqlite")
     #expect(
-      inspect.contains("Schema: version 7") && inspect.contains("App schema: version 3 (2-task-notes, 3-projects)"))
+      inspect.contains("Schema: version 8") && inspect.contains("App schema: version 3 (2-task-notes, 3-projects)"))
     #expect(inspect.contains("tasks: 3 rows"))
     #expect(inspect.contains("allTasks (ids of tasks): 3 ids"))
     #expect(inspect.contains("selection = 2"))

@@ -182,6 +182,22 @@ extension HistoryLog {
       self.init(json: rows.json(), rowCount: rows.tables.values.map(\.count).reduce(0, +), seq: seq)
     }
 
+    /// The text cut into parts of at most `maximumBytes` bytes of UTF-8 (at least one part),
+    /// each cut before a character's first byte, so that the parts joined are the text.
+    func parts(maximumBytes: Int) -> [String] {
+      let bytes = Array(json.utf8)
+      var parts: [String] = []
+      var start = 0
+      repeat {
+        var end = min(start + max(maximumBytes, 4), bytes.count)
+        // A UTF-8 continuation byte (10xxxxxx) is not where a character starts.
+        while end < bytes.count, bytes[end] & 0b1100_0000 == 0b1000_0000 { end -= 1 }
+        parts.append(String(decoding: bytes[start..<end], as: UTF8.self))
+        start = end
+      } while start < bytes.count
+      return parts
+    }
+
     init(json: String, rowCount: Int, seq: Int64) {
       (self.seq, self.rowCount, self.json) = (seq, rowCount, json)
       checksum = HistoryLog.checksum(json)
@@ -224,15 +240,24 @@ extension HistoryLog {
   }
 
   mutating func insertSnapshot(_ snapshot: EncodedSnapshot, kind: String, label: String?, _ db: Database) throws {
+    try insertSnapshot(snapshot, kind: kind, label: label, lastPart: snapshot.json, partSet: nil, db)
+  }
+
+  /// Inserts the row of `snapshot`, with `lastPart` as its `rows`: the end of its text, whose
+  /// beginning is in the parts `partSet` names (already written), or the whole text.
+  mutating func insertSnapshot(
+    _ snapshot: EncodedSnapshot, kind: String, label: String?, lastPart: String, partSet: Int64?, _ db: Database
+  ) throws {
     // Rows built for an earlier seq were read through the migrations since: say so, or they
     // would be read through them again.
     let shape = tables.appSchema.shape(ofRowsAt: snapshot.seq)
     try db.execute(
       sql: """
-        INSERT INTO snapshots (label, seq, kind, row_count, rows, checksum, schema_seq) VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO snapshots (label, seq, kind, row_count, rows, part_set, checksum, schema_seq) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """,
       arguments: [
-        label, snapshot.seq, kind, snapshot.rowCount, snapshot.json, snapshot.checksum,
+        label, snapshot.seq, kind, snapshot.rowCount, lastPart, partSet, snapshot.checksum,
         shape == snapshot.seq ? nil : shape,
       ])
     if snapshot.seq >= lastSnapshotSeq {
@@ -245,16 +270,30 @@ extension HistoryLog {
   func snapshotRows(id: Int64, _ db: Database) throws -> StateRows {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE id = ?", arguments: [id])
+        db, sql: "SELECT seq, rows, part_set, checksum, schema_seq FROM snapshots WHERE id = ?", arguments: [id])
     else { throw RewindError(.corruptData, "snapshot \(id) is missing") }
-    return try snapshotRows(row)
+    return try snapshotRows(row, db)
   }
 
-  /// The rows of a `snapshots` row (with `seq`, `rows`, `checksum` and `schema_seq`), checked,
-  /// in the current shape.
-  func snapshotRows(_ row: Row) throws -> StateRows {
+  /// The whole text of a `snapshots` row (with `rows` and `part_set`): its parts, if it was
+  /// stored in parts, then its own `rows`.
+  static func snapshotText(_ row: Row, _ db: Database) throws -> String {
+    let rows = try row.checked("rows", in: EngineTable.snapshots.name, as: String.self)
+    guard let partSet = try row.checked("part_set", in: EngineTable.snapshots.name, as: Int64?.self) else {
+      return rows
+    }
+    var text = ""
+    let parts = try String.fetchCursor(
+      db, sql: "SELECT rows FROM snapshot_parts WHERE part_set = ? ORDER BY part", arguments: [partSet])
+    while let part = try parts.next() { text += part }
+    return text + rows
+  }
+
+  /// The rows of a `snapshots` row (with `seq`, `rows`, `part_set`, `checksum` and
+  /// `schema_seq`), checked, in the current shape.
+  func snapshotRows(_ row: Row, _ db: Database) throws -> StateRows {
     let seq = try row.checked("seq", in: EngineTable.snapshots.name, as: Int64.self)
-    let json = try row.checked("rows", in: EngineTable.snapshots.name, as: String.self)
+    let json = try Self.snapshotText(row, db)
     if let checksum = try row.checked("checksum", in: EngineTable.snapshots.name, as: String?.self),
       checksum != Self.checksum(json)
     {

@@ -95,26 +95,30 @@ struct RowTransform {
       }
     }
     let snapshots = try Row.fetchAll(
-      db, sql: "SELECT id, seq, rows, checksum, schema_seq FROM snapshots WHERE seq >= ? AND seq < ?",
+      db, sql: "SELECT id, seq, rows, part_set, checksum, schema_seq FROM snapshots WHERE seq >= ? AND seq < ?",
       arguments: [floor, seq])
     for snapshot in snapshots {
       let snapshotSeq: Int64 = snapshot["seq"]
+      let text = try HistoryLog.snapshotText(snapshot, db)
       // A snapshot edited by hand is refused, not rewritten with a new checksum.
-      if let checksum: String = snapshot["checksum"], checksum != HistoryLog.checksum(snapshot["rows"]) {
+      if let checksum: String = snapshot["checksum"], checksum != HistoryLog.checksum(text) {
         throw fail("the snapshot at seq \(snapshotSeq) was modified after it was taken")
       }
       let shape: Int64 = snapshot["schema_seq"] ?? snapshotSeq
       let operations = schema.operations(at: snapshotSeq, shape: shape)
       var rows = StateRows(empty: catalog)
-      for (stored, storedRow) in try StateRows.images(json: snapshot["rows"]) {
+      for (stored, storedRow) in try StateRows.images(json: text) {
         guard let (table, row) = AppSchemaHistory.apply(operations, toRowOf: stored, storedRow) else { continue }
         for output in try transform(table: table, row: row) {
           rows.tables[output.table, default: [:]][output.key] = output.row
         }
       }
       let json = rows.json()
+      // Rewritten whole, in this one migration transaction: its parts, if any, go.
       try db.execute(
-        sql: "UPDATE snapshots SET rows = ?, checksum = ?, row_count = ?, schema_seq = ? WHERE id = ?",
+        sql: "DELETE FROM snapshot_parts WHERE part_set = ?", arguments: [snapshot["part_set"] as Int64?])
+      try db.execute(
+        sql: "UPDATE snapshots SET rows = ?, part_set = NULL, checksum = ?, row_count = ?, schema_seq = ? WHERE id = ?",
         arguments: [
           json, HistoryLog.checksum(json), rows.tables.values.map(\.count).reduce(0, +), seq, snapshot["id"],
         ])

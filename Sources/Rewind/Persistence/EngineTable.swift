@@ -11,6 +11,8 @@ enum EngineTable: String, CaseIterable, Sendable {
   case actionLog = "action_log"
   case undoSteps = "undo_steps"
   case snapshots = "snapshots"
+  /// The earlier parts of large snapshots' text (engine schema 8).
+  case snapshotParts = "snapshot_parts"
   /// The applied engine migrations (files of releases 0.1 and 0.2 record them in
   /// `grdb_migrations` instead, until they are upgraded).
   case engineMigrations = "rewind_engine_migrations"
@@ -31,7 +33,8 @@ enum EngineTable: String, CaseIterable, Sendable {
     case .viewState: ["path", "value"]
     case .actionLog: ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"]
     case .undoSteps: ["id", "last_seq", "group_key", "undone", "applied_from", "applied_to"]
-    case .snapshots: ["id", "label", "seq", "time", "kind", "row_count", "rows", "checksum", "schema_seq"]
+    case .snapshots: ["id", "label", "seq", "time", "kind", "row_count", "rows", "checksum", "schema_seq", "part_set"]
+    case .snapshotParts: ["part_set", "part", "rows"]
     case .engineMigrations: ["identifier"]
     case .appMigrations: ["version", "identifier", "seq", "kind", "changes"]
     }

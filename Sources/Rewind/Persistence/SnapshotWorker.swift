@@ -26,9 +26,18 @@ final class SnapshotWorker: @unchecked Sendable {
   /// when it next reads the file.
   private var lastTakenSeq: Int64 = 0
 
+  private var partBytesValue = 256 * 1024
+
   init(path: String, configuration: Configuration) {
     self.path = path
     self.configuration = configuration
+  }
+
+  /// The most bytes of a snapshot's text written in one transaction (see
+  /// `0008_snapshot_parts.sql`); 256 KiB, a few milliseconds of the write lock.
+  var partBytes: Int {
+    get { lock.withLock { partBytesValue } }
+    set { lock.withLock { partBytesValue = newValue } }
   }
 
   /// Whether a snapshot is under way.
@@ -45,9 +54,10 @@ final class SnapshotWorker: @unchecked Sendable {
       return true
     }
     guard claimed else { return }
+    let partBytes = partBytes
     group.enter()
     DispatchQueue.global(qos: .utility).async { [self] in
-      let seq = try? takeSnapshot()
+      let seq = try? takeSnapshot(partBytes: partBytes)
       lock.withLock {
         if let seq { lastTakenSeq = max(lastTakenSeq, seq) }
         snapshotRunning = false
@@ -68,9 +78,10 @@ final class SnapshotWorker: @unchecked Sendable {
     return try DatabaseQueue(path: path, configuration: configuration)
   }
 
-  /// Reads and encodes the state in a read transaction, then stores it in a short write
-  /// transaction. Returns the seq it holds, or `nil` when there was nothing to take.
-  private func takeSnapshot() throws -> Int64? {
+  /// Reads and encodes the state in a read transaction, then stores it in short write
+  /// transactions: its text's parts one by one, then its row, which makes it visible. Returns
+  /// the seq it holds, or `nil` when there was nothing to take.
+  private func takeSnapshot(partBytes: Int) throws -> Int64? {
     let queue = try open()
     let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
       let history = try HistoryLog(db)
@@ -79,14 +90,44 @@ final class SnapshotWorker: @unchecked Sendable {
       return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq)
     }
     guard let snapshot else { return nil }
+    // A store's send waits for the write lock at most as long as one part takes to write.
+    let parts = snapshot.parts(maximumBytes: partBytes)
+    let partSet = Self.partSet(writtenAt: Date())
+    for (index, part) in parts.dropLast().enumerated() {
+      try queue.write { db in
+        try db.execute(
+          sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)", arguments: [partSet, index, part])
+      }
+    }
     return try queue.writeWithoutTransaction { db in
       try db.inImmediateTransaction {
         var history = try HistoryLog(db)
-        // Compaction or another snapshot may have come in between: then this one is not needed.
-        guard snapshot.seq > history.lastSnapshotSeq else { return nil }
-        try history.insertSnapshot(snapshot, kind: "automatic", label: nil, db)
+        // Parts no snapshot names, left by a worker that stopped an hour ago or more.
+        try db.execute(
+          sql: """
+            DELETE FROM snapshot_parts WHERE part_set < ? AND part_set <> ? \
+            AND part_set NOT IN (SELECT part_set FROM snapshots WHERE part_set IS NOT NULL)
+            """,
+          arguments: [Self.partSet(writtenAt: Date(timeIntervalSinceNow: -3600)), partSet])
+        let written = try Int.fetchOne(
+          db, sql: "SELECT count(*) FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
+        // Compaction or another snapshot may have come in between: then this one is not
+        // needed. Parts removed meanwhile (by hand) would make a snapshot its checksum refuses.
+        guard snapshot.seq > history.lastSnapshotSeq, written == parts.count - 1 else {
+          try db.execute(sql: "DELETE FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
+          return nil
+        }
+        try history.insertSnapshot(
+          snapshot, kind: "automatic", label: nil, lastPart: parts.last!, partSet: parts.count > 1 ? partSet : nil, db)
         return snapshot.seq
       }
     }
+  }
+
+  /// A name for a snapshot's parts that begins with the time they were written (milliseconds
+  /// since 1970, times 1,024, plus a random number below 1,024 that sets apart two workers of
+  /// the same millisecond), so that parts left behind can be told by their age.
+  static func partSet(writtenAt date: Date) -> Int64 {
+    Int64(date.timeIntervalSince1970 * 1_000) << 10 | Int64.random(in: 0..<1_024)
   }
 }

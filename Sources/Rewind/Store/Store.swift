@@ -224,6 +224,13 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     set { repository.snapshotSpacing = newValue }
   }
 
+  /// The most bytes of an automatic snapshot's text written in one transaction (256 KiB), for
+  /// tests that want small states stored in parts; 0 for a store with no file.
+  @_spi(Benchmarks) public var automaticSnapshotPartBytes: Int {
+    get { repository.worker?.partBytes ?? 0 }
+    set { repository.worker?.partBytes = newValue }
+  }
+
   /// Reads the state and the history position from the database again, and repairs view
   /// state that points at entities that no longer exist: exactly what opening does.
   ///

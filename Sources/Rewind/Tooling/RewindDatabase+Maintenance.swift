@@ -100,13 +100,15 @@ extension RewindDatabase {
         guard
           let base = try Row.fetchOne(
             db,
-            sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1")
+            sql:
+              "SELECT seq, rows, part_set, checksum, schema_seq FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1"
+          )
         else {
           report.problems.append("history starts after seq \(history.baseSeq) but there is no base snapshot")
           return
         }
         do {
-          replayed = try history.snapshotRows(base)
+          replayed = try history.snapshotRows(base, db)
         } catch let error as RewindError {
           report.problems.append("base snapshot: \(error.message)")
           return
@@ -166,14 +168,15 @@ extension RewindDatabase {
         if history.tables.appSchema.barriers.contains(seq) {
           guard
             let snapshot = try Row.fetchOne(
-              db, sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE seq = ? ORDER BY id LIMIT 1",
+              db,
+              sql: "SELECT seq, rows, part_set, checksum, schema_seq FROM snapshots WHERE seq = ? ORDER BY id LIMIT 1",
               arguments: [seq])
           else {
             report.problems.append("seq \(seq) (\(action)): the barrier migration has no snapshot to start from")
             break
           }
           do {
-            replayed = try history.snapshotRows(snapshot)
+            replayed = try history.snapshotRows(snapshot, db)
           } catch let error as RewindError {
             report.problems.append("barrier snapshot: \(error.message)")
             break
@@ -215,14 +218,14 @@ extension RewindDatabase {
         do {
           guard
             let snapshot = try Row.fetchOne(
-              db, sql: "SELECT label, seq, kind, rows, checksum, schema_seq FROM snapshots WHERE id = ?",
+              db, sql: "SELECT label, seq, kind, rows, part_set, checksum, schema_seq FROM snapshots WHERE id = ?",
               arguments: [listed["id"]])
           else { return }
           name =
             try (snapshot.checked("label", in: EngineTable.snapshots.name, as: String?.self)).map { "\"\($0)\"" }
             ?? "(\(try snapshot.checked("kind", in: EngineTable.snapshots.name, as: String.self)))"
           seq = try snapshot.checked("seq", in: EngineTable.snapshots.name)
-          stored = try history.snapshotRows(snapshot)
+          stored = try history.snapshotRows(snapshot, db)
         } catch let error as RewindError {
           report.problems.append("snapshot: \(error.message)")
           return

@@ -215,12 +215,13 @@ public final class RewindDatabase {
     try write { db, history in
       guard
         let row = try Row.fetchOne(
-          db, sql: "SELECT seq, rows, checksum, schema_seq FROM snapshots WHERE label = ?", arguments: [label])
+          db, sql: "SELECT seq, rows, part_set, checksum, schema_seq FROM snapshots WHERE label = ?", arguments: [label]
+        )
       else {
         throw RewindError(.snapshotLabel, "there is no snapshot labelled \(label)")
       }
       try history.checkNotBeforeBarrier(try row.checked("seq", in: EngineTable.snapshots.name))
-      let target = try history.snapshotRows(row)
+      let target = try history.snapshotRows(row, db)
       var payload = #"{"snapshot":"#
       JSONText.appendString(label, to: &payload)
       payload += "}"

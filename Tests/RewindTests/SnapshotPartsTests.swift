@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+import Testing
+
+@_spi(Benchmarks) @testable import Rewind
+@testable import TasksExample
+
+/// Large automatic snapshots are stored in parts, each written in a transaction of its own, so
+/// that a store's sends never wait behind one insert of the whole state (engine schema 8).
+@MainActor
+struct SnapshotPartsTests {
+  /// A store whose next automatic snapshot is stored in parts of `partBytes`, with its tasks.
+  func storeInParts(_ path: String, partBytes: Int = 200, tasks: Int = 30) throws -> TasksStore {
+    let store = try TasksStore.tasks(path: path)
+    store.automaticSnapshotSpacing = Int64(tasks)
+    store.automaticSnapshotPartBytes = partBytes
+    for index in 0..<tasks { try store.send(.add(title: "Tâche \(index) — ✓")) }
+    store.waitForSnapshots()
+    return store
+  }
+
+  func count(_ sql: String, _ path: String) throws -> Int {
+    try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: sql) ?? 0 }
+  }
+
+  @Test func partsJoinedAreTheTextAndEachFitsItsSizeWithNoCharacterCut() {
+    let json = #"{"tasks":[{"title":"é✓𝄞 mixed"}],"x":"\#(String(repeating: "𝄞a", count: 40))"}"#
+    let snapshot = HistoryLog.EncodedSnapshot(json: json, rowCount: 1, seq: 1)
+    for size in [4, 5, 7, 16, 100, 10_000] {
+      let parts = snapshot.parts(maximumBytes: size)
+      #expect(parts.joined() == json, "size \(size)")
+      #expect(parts.allSatisfy { $0.utf8.count <= size && !$0.isEmpty }, "size \(size)")
+      #expect(size >= json.utf8.count ? parts.count == 1 : parts.count > 1, "size \(size)")
+    }
+    #expect(snapshot.parts(maximumBytes: 10).count > 10)
+  }
+
+  @Test func aSnapshotInPartsReadsAsTheStateOfItsSeq() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    _ = try storeInParts(path)
+    let database = try RewindDatabase(path: path)
+    let snapshot = try #require(try database.snapshots().last { $0.kind == "automatic" })
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) > 5)
+    // Its text is the image of the state at its seq, and verify compares it with the replay.
+    let (text, image) = try database.read { db, history in
+      let row = try #require(
+        try Row.fetchOne(db, sql: "SELECT * FROM snapshots WHERE seq = ?", arguments: [snapshot.seq]))
+      return (try HistoryLog.snapshotText(row, db), try history.rows(at: snapshot.seq, db).json())
+    }
+    #expect(text == image)
+    #expect(try database.verify().problems == [])
+    let restored = try database.read { db, history in try history.snapshotRows(id: snapshotID(db), db) }
+    #expect(restored.json() == image)
+    // Compaction drops automatic snapshots older than its base: their parts go with them.
+    _ = try database.compact(keep: 0)
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) == 0)
+    #expect(try database.verify().problems == [])
+  }
+
+  func snapshotID(_ db: Database) throws -> Int64 {
+    try #require(try Int64.fetchOne(db, sql: "SELECT id FROM snapshots WHERE part_set IS NOT NULL"))
+  }
+
+  @Test func deletingASnapshotDeletesItsParts() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try storeInParts(path)
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) > 0)
+    try DatabaseQueue(path: path).write { try $0.execute(sql: "DELETE FROM snapshots") }
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) == 0)
+    // The store goes on, and its next snapshot is stored in parts again.
+    for index in 0..<40 { try store.send(.add(title: "More \(index)")) }
+    store.waitForSnapshots()
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) > 0)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
+  @Test func aMissingPartIsRefusedByTheChecksumNotRestored() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    _ = try storeInParts(path)
+    try DatabaseQueue(path: path).write {
+      try $0.execute(sql: "DELETE FROM snapshot_parts WHERE part = 1")
+    }
+    let problems = try RewindDatabase(path: path).verify().problems
+    #expect(problems.contains { $0.contains("was modified after it was taken") }, "\(problems)")
+  }
+
+  @Test func partsNoSnapshotNamesGoOnceAnHourOldAndYoungerOnesStay() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    // Left by workers that stopped between their transactions: two hours ago, and just now
+    // (which may be another process's worker, still writing).
+    let old = SnapshotWorker.partSet(writtenAt: Date(timeIntervalSinceNow: -7_200))
+    let young = SnapshotWorker.partSet(writtenAt: Date())
+    try DatabaseQueue(path: path).write { db in
+      for set in [old, young] {
+        try db.execute(sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, 0, '{')", arguments: [set])
+      }
+    }
+    store.automaticSnapshotSpacing = 10
+    store.automaticSnapshotPartBytes = 200
+    for index in 0..<12 { try store.send(.add(title: "Task \(index)")) }
+    store.waitForSnapshots()
+    let sets = try DatabaseQueue(path: path).read { try Int64.fetchSet($0, sql: "SELECT part_set FROM snapshot_parts") }
+    #expect(!sets.contains(old))
+    #expect(sets.contains(young))
+    #expect(try count("SELECT count(*) FROM snapshots WHERE kind = 'automatic' AND part_set IS NOT NULL", path) == 1)
+  }
+}
