@@ -84,13 +84,14 @@ final class Floor {
     }
   }
 
-  /// The tables both files must hold alike after a run: every table but the snapshots (the
-  /// engine takes them, the floor does not) and SQLite's own.
+  /// The tables both files must hold alike after a run: every table but the snapshots and their
+  /// parts (the engine takes them, the floor does not) and SQLite's own.
   static func comparedTables(_ db: Database) throws -> [String] {
     try String.fetchAll(
       db,
       sql: """
-        SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'snapshots'
+        SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+        AND name NOT IN ('snapshots', 'snapshot_parts')
         ORDER BY name
         """)
   }
