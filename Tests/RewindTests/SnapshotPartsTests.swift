@@ -110,3 +110,31 @@ struct SnapshotPartsTests {
     #expect(try count("SELECT count(*) FROM snapshots WHERE kind = 'automatic' AND part_set IS NOT NULL", path) == 1)
   }
 }
+
+/// The `rewind` tool's automatic snapshots are read in one transaction and stored as a store's
+/// are, not in the write that made them due.
+@MainActor
+struct ToolAutomaticSnapshotTests {
+  @Test func theToolsAutomaticSnapshotHoldsTheStateOfItsSeq() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    store.automaticSnapshotSpacing = .max  // the store leaves it to the tool
+    // 1,000 entries, more than the state has rows: a snapshot is due at the next write.
+    for index in 0..<1_000 {
+      if index < 200 {
+        try store.send(.add(title: "Task \(index)"))
+      } else {
+        try store.send(.rename(id: Int64(index % 200 + 1), title: "Renamed \(index)"))
+      }
+    }
+    let database = try RewindDatabase(path: path)
+    #expect(try database.snapshots().isEmpty)
+    try database.undo()
+    let automatic = try database.snapshots().filter { $0.kind == "automatic" }
+    #expect(automatic.map(\.seq) == [try database.position().lastSeq])
+    let report = try database.verify()
+    #expect(report.problems == [])
+    #expect(report.passed.contains { $0.contains("matches the log") })
+  }
+}

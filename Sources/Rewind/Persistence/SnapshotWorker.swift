@@ -26,7 +26,10 @@ final class SnapshotWorker: @unchecked Sendable {
   /// when it next reads the file.
   private var lastTakenSeq: Int64 = 0
 
-  private var partBytesValue = 256 * 1024
+  private var partBytesValue = defaultPartBytes
+
+  /// 256 KiB: a few milliseconds of the write lock.
+  static let defaultPartBytes = 256 * 1024
 
   init(path: String, configuration: Configuration) {
     self.path = path
@@ -34,7 +37,7 @@ final class SnapshotWorker: @unchecked Sendable {
   }
 
   /// The most bytes of a snapshot's text written in one transaction (see
-  /// `0008_snapshot_parts.sql`); 256 KiB, a few milliseconds of the write lock.
+  /// `0008_snapshot_parts.sql`).
   var partBytes: Int {
     get { lock.withLock { partBytesValue } }
     set { lock.withLock { partBytesValue = newValue } }
@@ -78,9 +81,9 @@ final class SnapshotWorker: @unchecked Sendable {
     return try DatabaseQueue(path: path, configuration: configuration)
   }
 
-  /// Reads and encodes the state in a read transaction, then stores it in short write
-  /// transactions: its text's parts one by one, then its row, which makes it visible. Returns
-  /// the seq it holds, or `nil` when there was nothing to take.
+  /// Reads and encodes the state in a read transaction, then stores it (see
+  /// ``store(_:in:partBytes:)``). Returns the seq it holds, or `nil` when there was nothing to
+  /// take.
   private func takeSnapshot(partBytes: Int) throws -> Int64? {
     let queue = try open()
     let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
@@ -90,7 +93,16 @@ final class SnapshotWorker: @unchecked Sendable {
       return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq)
     }
     guard let snapshot else { return nil }
-    // A store's send waits for the write lock at most as long as one part takes to write.
+    return try Self.store(snapshot, in: queue, partBytes: partBytes)
+  }
+
+  /// Stores an automatic snapshot read in an earlier transaction: its text's parts, each in a
+  /// write transaction of its own, then its row, which makes it visible. A store's send waits
+  /// for the write lock at most as long as one part takes to write. Returns its seq, or `nil`
+  /// when a snapshot as recent came in between (compaction, another process).
+  static func store(
+    _ snapshot: HistoryLog.EncodedSnapshot, in queue: DatabaseQueue, partBytes: Int = defaultPartBytes
+  ) throws -> Int64? {
     let parts = snapshot.parts(maximumBytes: partBytes)
     let partSet = Self.partSet(writtenAt: Date())
     for (index, part) in parts.dropLast().enumerated() {

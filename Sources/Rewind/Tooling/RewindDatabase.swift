@@ -149,12 +149,15 @@ public final class RewindDatabase {
     // only once as many entries have passed as the last snapshot held rows, the size the state
     // had then.
     guard history.wantsAutomaticSnapshot(rows: Int(history.lastSnapshotRows)) else { return }
-    try queue.write { db in
-      let rows = Int(try history.stateRowCount(db))
-      if history.wantsAutomaticSnapshot(rows: rows) {
-        try history.takeSnapshot(kind: "automatic", label: nil, db)
-      }
+    // Read in one transaction and stored in parts, as a store's are: an app sending on the
+    // file waits for none of it but one part's insert.
+    let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
+      try history.reload(db)
+      guard history.wantsAutomaticSnapshot(rows: Int(try history.stateRowCount(db))) else { return nil }
+      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: history.fileLastSeq(db))
     }
+    guard let snapshot, try SnapshotWorker.store(snapshot, in: queue) != nil else { return }
+    try queue.read { db in try history.reload(db) }
   }
 
   // MARK: - History
