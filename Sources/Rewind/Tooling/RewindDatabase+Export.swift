@@ -49,8 +49,8 @@ extension RewindDatabase {
     try read { db, history in
       let viewState = EngineTable.viewState.name
       let appSchema = history.tables.appSchema.version(ofRowsAt: seq)
-      // Now, or a seq the current tables are the nearest anchor of: read straight from the
-      // tables, with the rows changed since put back as they were.
+      // Now, or a seq reached by walking back from the tables (see `rebuildAnchor(for:_:)`):
+      // read straight from the tables, with the rows changed since put back as they were.
       func rowsChanged(since seq: Int64?) throws -> [String: [StateRows.Row: StateRows.Row?]]? {
         try seq.map { try history.rowsChanged(since: $0, db) } ?? [:]
       }
@@ -65,7 +65,8 @@ extension RewindDatabase {
           }
         }
       }
-      // Otherwise from an image of the state, built from the nearest snapshot (or the origin).
+      // Otherwise from an image of the state, rebuilt from a snapshot (or the start), or where
+      // SQLite's order of a table is not the export's.
       func rows(_ seq: Int64?) throws -> StateRows {
         try seq.map { try history.rows(at: $0, db) } ?? StateRows(db, catalog: history.tables)
       }
@@ -94,10 +95,8 @@ extension RewindDatabase {
       let keyed = catalog.listOwners[list] != nil
       writer.beginList(list)
       // Members by position (then id); a keyed list's by owner first.
-      let members = (byList[list] ?? []).map { entry in
-        ListMember(entry, keyed: keyed)
-      }
-      for member in members.sorted(by: ListMember.precedes) { writer.append(member, keyed: keyed) }
+      let members = (byList[list] ?? []).map { ListMember($0, keyed: keyed) }.sorted(by: ListMember.precedes)
+      for member in members { writer.append(member, keyed: keyed) }
       writer.endList(keyed: keyed)
     }
     writer.beginView()
