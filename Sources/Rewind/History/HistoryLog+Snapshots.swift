@@ -177,6 +177,10 @@ extension HistoryLog {
     var rowCount: Int
     var json: String
     var checksum: String
+    /// The app schema version of the tables it was read from, when it was read from them: a
+    /// snapshot stored after another process migrated the file would hold rows of the old
+    /// shape under the new one, so it is dropped then (see `SnapshotWorker.store`).
+    var appSchemaVersion: Int?
 
     init(_ rows: StateRows, seq: Int64) {
       self.init(json: rows.json(), rowCount: rows.tables.values.map(\.count).reduce(0, +), seq: seq)
@@ -198,8 +202,8 @@ extension HistoryLog {
       return parts
     }
 
-    init(json: String, rowCount: Int, seq: Int64) {
-      (self.seq, self.rowCount, self.json) = (seq, rowCount, json)
+    init(json: String, rowCount: Int, seq: Int64, appSchemaVersion: Int? = nil) {
+      (self.seq, self.rowCount, self.json, self.appSchemaVersion) = (seq, rowCount, json, appSchemaVersion)
       checksum = HistoryLog.checksum(json)
     }
 
@@ -207,6 +211,7 @@ extension HistoryLog {
     /// scan in key order where SQLite's order is the engine's, otherwise through an image.
     init(_ db: Database, catalog: TableCatalog, seq: Int64) throws {
       self = try Self.scanning(db, catalog: catalog, seq: seq) ?? Self(StateRows(db, catalog: catalog), seq: seq)
+      appSchemaVersion = catalog.appSchema.version
     }
 
     /// The tables read in key order and written as they come: the text ``StateRows/json()``
@@ -235,7 +240,9 @@ extension HistoryLog {
         return nil
       }
       out.append(UInt8(ascii: "}"))
-      return Self(json: String(decoding: out, as: UTF8.self), rowCount: rowCount, seq: seq)
+      return Self(
+        json: String(decoding: out, as: UTF8.self), rowCount: rowCount, seq: seq,
+        appSchemaVersion: catalog.appSchema.version)
     }
   }
 
@@ -283,9 +290,11 @@ extension HistoryLog {
       return rows
     }
     var text = ""
-    let parts = try String.fetchCursor(
+    let parts = try Row.fetchCursor(
       db, sql: "SELECT rows FROM snapshot_parts WHERE part_set = ? ORDER BY part", arguments: [partSet])
-    while let part = try parts.next() { text += part }
+    while let part = try parts.next() {
+      text += try part.checked("rows", in: EngineTable.snapshotParts.name, as: String.self)
+    }
     return text + rows
   }
 

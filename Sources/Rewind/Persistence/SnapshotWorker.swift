@@ -99,7 +99,8 @@ final class SnapshotWorker: @unchecked Sendable {
   /// Stores an automatic snapshot read in an earlier transaction: its text's parts, each in a
   /// write transaction of its own, then its row, which makes it visible. A store's send waits
   /// for the write lock at most as long as one part takes to write. Returns its seq, or `nil`
-  /// when a snapshot as recent came in between (compaction, another process).
+  /// when a snapshot as recent came in between (compaction, another process), or the file's
+  /// app schema changed since it was read.
   static func store(
     _ snapshot: HistoryLog.EncodedSnapshot, in queue: DatabaseQueue, partBytes: Int = defaultPartBytes
   ) throws -> Int64? {
@@ -124,8 +125,12 @@ final class SnapshotWorker: @unchecked Sendable {
         let written = try Int.fetchOne(
           db, sql: "SELECT count(*) FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
         // Compaction or another snapshot may have come in between: then this one is not
-        // needed. Parts removed meanwhile (by hand) would make a snapshot its checksum refuses.
-        guard snapshot.seq > history.lastSnapshotSeq, written == parts.count - 1 else {
+        // needed. An app migration by another process since it was read would label rows of
+        // the old shape with the new one. Parts removed meanwhile (by hand) would make a
+        // snapshot its checksum refuses.
+        guard snapshot.seq > history.lastSnapshotSeq, written == parts.count - 1,
+          snapshot.appSchemaVersion == history.tables.appSchema.version
+        else {
           try db.execute(sql: "DELETE FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
           return nil
         }
