@@ -131,6 +131,39 @@ struct SnapshotPartsTests {
     #expect(try RewindDatabase(path: path).verify().problems == [])
   }
 
+  /// A labelled snapshot is stored in parts too, restores by its label, and is refused, with
+  /// its parts removed, when another snapshot took its label while it was being written.
+  @Test func aLabelledSnapshotInPartsRestoresAndALabelTakenMeanwhileIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    for index in 0..<30 { try store.send(.add(title: "Tâche \(index) — ✓")) }
+    let queue = try DatabaseQueue(path: path)
+    func read() throws -> HistoryLog.EncodedSnapshot {
+      try queue.read { db in
+        let history = try HistoryLog(db)
+        return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: history.fileLastSeq(db))
+      }
+    }
+    let seq = try #require(try SnapshotWorker.store(try read(), label: "before", in: queue, partBytes: 150))
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) > 5)
+    let database = try RewindDatabase(path: path)
+    #expect(try database.snapshots().map(\.label) == ["before"])
+    let exported = try database.export(at: seq)
+    try store.send(.delete(id: 1))
+    try database.restore(snapshot: "before")
+    #expect(try database.export() == exported)
+    #expect(try database.verify().problems == [])
+
+    let parts = try count("SELECT count(*) FROM snapshot_parts", path)
+    #expect(throws: RewindError.self) {
+      try SnapshotWorker.store(try read(), label: "before", in: queue, partBytes: 150)
+    }
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) == parts)
+    #expect(throws: RewindError.self) { try database.snapshot(label: "before") }
+    #expect(try database.snapshot(label: "after") == database.position().lastSeq)
+  }
+
   @Test func partsNoSnapshotNamesGoOnceAnHourOldAndYoungerOnesStay() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

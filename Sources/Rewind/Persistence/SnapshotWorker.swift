@@ -96,13 +96,18 @@ final class SnapshotWorker: @unchecked Sendable {
     return try Self.store(snapshot, in: queue, partBytes: partBytes)
   }
 
-  /// Stores an automatic snapshot read in an earlier transaction: its text's parts, each in a
-  /// write transaction of its own, then its row, which makes it visible. A store's send waits
-  /// for the write lock at most as long as one part takes to write. Returns its seq, or `nil`
-  /// when a snapshot as recent came in between (compaction, another process), or the file's
-  /// app schema changed since it was read.
+  /// Stores a snapshot read in an earlier transaction: its text's parts, each in a write
+  /// transaction of its own, then its row, which makes it visible. A store's send waits for
+  /// the write lock at most as long as one part takes to write.
+  ///
+  /// - Parameter label: a manual snapshot's label; `nil` for an automatic snapshot.
+  /// - Returns: its seq, or `nil` when it was dropped: the file's app schema changed since it
+  ///   was read (another process migrated it), or, for an automatic one, a snapshot as recent
+  ///   came in between (compaction, another process).
+  /// - Throws: ``RewindError/Code/snapshotLabel`` if another snapshot took `label` meanwhile.
   static func store(
-    _ snapshot: HistoryLog.EncodedSnapshot, in queue: DatabaseQueue, partBytes: Int = defaultPartBytes
+    _ snapshot: HistoryLog.EncodedSnapshot, label: String? = nil, in queue: DatabaseQueue,
+    partBytes: Int = defaultPartBytes
   ) throws -> Int64? {
     let parts = snapshot.parts(maximumBytes: partBytes)
     let partSet = Self.partSet(writtenAt: Date())
@@ -112,8 +117,9 @@ final class SnapshotWorker: @unchecked Sendable {
           sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)", arguments: [partSet, index, part])
       }
     }
-    return try queue.writeWithoutTransaction { db in
-      try db.inImmediateTransaction {
+    enum Outcome { case stored, dropped, labelTaken }
+    let outcome = try queue.writeWithoutTransaction { db in
+      try db.inImmediateTransaction { () -> Outcome in
         var history = try HistoryLog(db)
         // Parts no snapshot names, left by a worker that stopped an hour ago or more.
         try db.execute(
@@ -124,20 +130,29 @@ final class SnapshotWorker: @unchecked Sendable {
           arguments: [Self.partSet(writtenAt: Date(timeIntervalSinceNow: -3600)), partSet])
         let written = try Int.fetchOne(
           db, sql: "SELECT count(*) FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
-        // Compaction or another snapshot may have come in between: then this one is not
-        // needed. An app migration by another process since it was read would label rows of
+        let labelTaken = try label.map {
+          try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [$0]) == true
+        }
+        // An automatic snapshot is not needed once compaction or another snapshot came in
+        // between. An app migration by another process since it was read would label rows of
         // the old shape with the new one. Parts removed meanwhile (by hand) would make a
         // snapshot its checksum refuses.
-        guard snapshot.seq > history.lastSnapshotSeq, written == parts.count - 1,
-          snapshot.appSchemaVersion == history.tables.appSchema.version
+        guard labelTaken != true, label != nil || snapshot.seq > history.lastSnapshotSeq,
+          written == parts.count - 1, snapshot.appSchemaVersion == history.tables.appSchema.version
         else {
           try db.execute(sql: "DELETE FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
-          return nil
+          return labelTaken == true ? .labelTaken : .dropped
         }
         try history.insertSnapshot(
-          snapshot, kind: "automatic", label: nil, lastPart: parts.last!, partSet: parts.count > 1 ? partSet : nil, db)
-        return snapshot.seq
+          snapshot, kind: label == nil ? "automatic" : "manual", label: label, lastPart: parts.last!,
+          partSet: parts.count > 1 ? partSet : nil, db)
+        return .stored
       }
+    }
+    switch outcome {
+    case .stored: return snapshot.seq
+    case .dropped: return nil
+    case .labelTaken: throw RewindError(.snapshotLabel, "a snapshot labelled \(label ?? "") already exists")
     }
   }
 

@@ -243,12 +243,26 @@ public final class RewindDatabase {
     guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
       throw RewindError(.invalidValue, "a snapshot label cannot hold control characters (such as NUL or a newline)")
     }
-    return try write { db, history in
-      if try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [label]) == true {
-        throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
+    try checkWritable()
+    // Read in one transaction and stored in parts, as automatic snapshots are: an app sending
+    // on the file waits for one part's insert at most, not for a copy of the whole state.
+    for _ in 0..<3 {
+      let snapshot = try queue.read { db in
+        try history.reload(db)
+        if try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [label]) == true {
+          throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
+        }
+        return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: history.fileLastSeq(db))
       }
-      return try history.takeSnapshot(kind: "manual", label: label, db)
+      let stored = try SnapshotWorker.store(snapshot, label: label, in: queue)
+      try queue.read { db in try history.reload(db) }
+      if let stored { return stored }
+      // Another process migrated the app's schema while the state was read: read it again.
     }
+    throw RewindError(
+      .readFailed,
+      "the app's schema changed three times while the snapshot \(label) was read (another process is migrating the file); nothing was stored, try again"
+    )
   }
 
   /// The step that the `undo` or `redo` entry `seq` reverted or reapplied, or `nil` when
