@@ -27,12 +27,14 @@ struct SnapshotPartsTests {
     let json = #"{"tasks":[{"title":"é✓𝄞 mixed"}],"x":"\#(String(repeating: "𝄞a", count: 40))"}"#
     let snapshot = HistoryLog.EncodedSnapshot(json: json, rowCount: 1, seq: 1)
     for size in [4, 5, 7, 16, 100, 10_000] {
-      let parts = snapshot.parts(maximumBytes: size)
+      let parts = snapshot.partRanges(maximumBytes: size).map(snapshot.part)
       #expect(parts.joined() == json, "size \(size)")
       #expect(parts.allSatisfy { $0.utf8.count <= size && !$0.isEmpty }, "size \(size)")
       #expect(size >= json.utf8.count ? parts.count == 1 : parts.count > 1, "size \(size)")
     }
-    #expect(snapshot.parts(maximumBytes: 10).count > 10)
+    #expect(snapshot.partRanges(maximumBytes: 10).count > 10)
+    let empty = HistoryLog.EncodedSnapshot(json: "", rowCount: 0, seq: 1)
+    #expect(empty.partRanges(maximumBytes: 10).map(empty.part) == [""])
   }
 
   @Test func aSnapshotInPartsReadsAsTheStateOfItsSeq() throws {

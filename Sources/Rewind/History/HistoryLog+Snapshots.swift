@@ -186,20 +186,30 @@ extension HistoryLog {
       self.init(json: rows.json(), rowCount: rows.tables.values.map(\.count).reduce(0, +), seq: seq)
     }
 
-    /// The text cut into parts of at most `maximumBytes` bytes of UTF-8 (at least one part),
-    /// each cut before a character's first byte, so that the parts joined are the text.
-    func parts(maximumBytes: Int) -> [String] {
-      let bytes = Array(json.utf8)
-      var parts: [String] = []
-      var start = 0
-      repeat {
-        var end = min(start + max(maximumBytes, 4), bytes.count)
-        // A UTF-8 continuation byte (10xxxxxx) is not where a character starts.
-        while end < bytes.count, bytes[end] & 0b1100_0000 == 0b1000_0000 { end -= 1 }
-        parts.append(String(decoding: bytes[start..<end], as: UTF8.self))
-        start = end
-      } while start < bytes.count
-      return parts
+    /// Where the text is cut into parts of at most `maximumBytes` bytes of UTF-8 (at least
+    /// one part), each cut before a character's first byte, so that the parts joined are the
+    /// text. Ranges rather than strings: a worker makes each part's text only when it writes
+    /// it, so the text is held once, not twice.
+    func partRanges(maximumBytes: Int) -> [Range<Int>] {
+      var text = json
+      return text.withUTF8 { bytes in
+        var ranges: [Range<Int>] = []
+        var start = 0
+        repeat {
+          var end = min(start + max(maximumBytes, 4), bytes.count)
+          // A UTF-8 continuation byte (10xxxxxx) is not where a character starts.
+          while end < bytes.count, bytes[end] & 0b1100_0000 == 0b1000_0000 { end -= 1 }
+          ranges.append(start..<end)
+          start = end
+        } while start < bytes.count
+        return ranges
+      }
+    }
+
+    /// The text of the part at `range`, one of ``partRanges(maximumBytes:)``.
+    func part(_ range: Range<Int>) -> String {
+      var text = json
+      return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     init(json: String, rowCount: Int, seq: Int64, appSchemaVersion: Int? = nil) {

@@ -109,12 +109,13 @@ final class SnapshotWorker: @unchecked Sendable {
     _ snapshot: HistoryLog.EncodedSnapshot, label: String? = nil, in queue: DatabaseQueue,
     partBytes: Int = defaultPartBytes
   ) throws -> Int64? {
-    let parts = snapshot.parts(maximumBytes: partBytes)
+    let parts = snapshot.partRanges(maximumBytes: partBytes)
     let partSet = Self.partSet(writtenAt: Date())
-    for (index, part) in parts.dropLast().enumerated() {
+    for (index, range) in parts.dropLast().enumerated() {
       try queue.write { db in
         try db.execute(
-          sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)", arguments: [partSet, index, part])
+          sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)",
+          arguments: [partSet, index, snapshot.part(range)])
       }
     }
     enum Outcome { case stored, dropped, labelTaken }
@@ -144,7 +145,7 @@ final class SnapshotWorker: @unchecked Sendable {
           return labelTaken == true ? .labelTaken : .dropped
         }
         try history.insertSnapshot(
-          snapshot, kind: label == nil ? "automatic" : "manual", label: label, lastPart: parts.last!,
+          snapshot, kind: label == nil ? "automatic" : "manual", label: label, lastPart: snapshot.part(parts.last!),
           partSet: parts.count > 1 ? partSet : nil, db)
         return .stored
       }
