@@ -349,6 +349,7 @@ struct Benchmark {
     let store = try TasksStore(path: path, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
     var workload = Workload(taskCount: taskCount)
     for index in 0..<logLength { try store.send(workload.action(index)) }
+    store.waitForSnapshots()  // released with one under way, the store would drop it
     return path
   }
 

@@ -166,6 +166,33 @@ struct SnapshotPartsTests {
     #expect(try database.snapshot(label: "after") == database.position().lastSeq)
   }
 
+  /// A store released while its snapshot is being written stops it: nothing writes the file
+  /// after the store is gone (its owner may copy it; the benchmark did, and got a torn copy).
+  @Test func aReleasedStoreStopsItsSnapshotAndWritesNothingMore() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    do {
+      let store = try TasksStore.tasks(path: path)
+      store.automaticSnapshotSpacing = 200
+      // Parts of 16 bytes: more than a thousand transactions, well under way when released.
+      store.automaticSnapshotPartBytes = 16
+      for index in 0..<200 { try store.send(.add(title: "Task \(index)")) }
+    }
+    func written() throws -> [Int] {
+      try DatabaseQueue(path: path).read { db in
+        [
+          try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots") ?? 0,
+          try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshot_parts") ?? 0,
+        ]
+      }
+    }
+    let before = try written()
+    Thread.sleep(forTimeInterval: 0.3)
+    #expect(try written() == before)
+    #expect(before[0] == 0, "the snapshot was stopped, not finished")
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
   @Test func partsNoSnapshotNamesGoOnceAnHourOldAndYoungerOnesStay() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

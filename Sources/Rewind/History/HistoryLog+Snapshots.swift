@@ -219,15 +219,20 @@ extension HistoryLog {
 
     /// The catalog's tables as they are in `db`, which holds the state after `seq`: from a
     /// scan in key order where SQLite's order is the engine's, otherwise through an image.
-    init(_ db: Database, catalog: TableCatalog, seq: Int64) throws {
-      self = try Self.scanning(db, catalog: catalog, seq: seq) ?? Self(StateRows(db, catalog: catalog), seq: seq)
+    init(_ db: Database, catalog: TableCatalog, seq: Int64, stopping: () -> Bool = { false }) throws {
+      self =
+        try Self.scanning(db, catalog: catalog, seq: seq, stopping: stopping)
+        ?? Self(StateRows(db, catalog: catalog), seq: seq)
       appSchemaVersion = catalog.appSchema.version
     }
 
     /// The tables read in key order and written as they come: the text ``StateRows/json()``
     /// gives, with no image of the state in memory (see ``KeyOrderScan``); `nil` when a
-    /// table's order in SQLite is not the engine's.
-    static func scanning(_ db: Database, catalog: TableCatalog, seq: Int64) throws -> Self? {
+    /// table's order in SQLite is not the engine's. `stopping` is checked every 4,096 rows;
+    /// `true` throws `CancellationError`.
+    static func scanning(
+      _ db: Database, catalog: TableCatalog, seq: Int64, stopping: () -> Bool = { false }
+    ) throws -> Self? {
       var out: [UInt8] = [UInt8(ascii: "{")]
       var rowCount = 0
       do {
@@ -242,6 +247,7 @@ extension HistoryLog {
           try scan.forEachRow(db) { values, _ in
             if rowCount > first { out.append(UInt8(ascii: ",")) }
             rowCount += 1
+            if rowCount % 4_096 == 0, stopping() { throw CancellationError() }
             scan.appendObject(values, to: &out)
           }
           out.append(UInt8(ascii: "]"))

@@ -30,6 +30,10 @@ final class Repository<State: PersistentState> {
   /// Entries between automatic snapshots instead of the policy's, for benchmarks.
   var snapshotSpacing: Int64?
 
+  /// A released store stops its snapshot under way (at its next part, within milliseconds)
+  /// rather than go on writing a file its owner may now copy, move or delete.
+  deinit { worker?.stop() }
+
   /// Opens (creating if needed) the database at `path`, or an in-memory one when `path` is nil,
   /// and sets it up in one write transaction: the engine's migrations, the app's tables, and
   /// for a new file the initial state's rows.

@@ -22,6 +22,8 @@ final class SnapshotWorker: @unchecked Sendable {
   private let lock = NSLock()
   private let group = DispatchGroup()
   private var snapshotRunning = false
+  /// Set once the store is released: the snapshot under way stops at its next step.
+  private var stopped = false
   /// The seq of the last snapshot this worker stored: the store's own position learns it only
   /// when it next reads the file.
   private var lastTakenSeq: Int64 = 0
@@ -52,7 +54,7 @@ final class SnapshotWorker: @unchecked Sendable {
   /// Starts a snapshot of the file's current state unless one is under way.
   func startSnapshot() {
     let claimed = lock.withLock {
-      if snapshotRunning { return false }
+      if snapshotRunning || stopped { return false }
       snapshotRunning = true
       return true
     }
@@ -60,7 +62,7 @@ final class SnapshotWorker: @unchecked Sendable {
     let partBytes = partBytes
     group.enter()
     DispatchQueue.global(qos: .utility).async { [self] in
-      let seq = try? takeSnapshot(partBytes: partBytes)
+      let seq = try? takeSnapshot(partBytes: partBytes) { [self] in lock.withLock { stopped } }
       lock.withLock {
         if let seq { lastTakenSeq = max(lastTakenSeq, seq) }
         snapshotRunning = false
@@ -71,6 +73,15 @@ final class SnapshotWorker: @unchecked Sendable {
 
   /// Blocks until no snapshot is under way.
   func wait() { group.wait() }
+
+  /// Stops the snapshot under way at its next step (a part written, or a few thousand rows
+  /// read), drops it, and waits for that: once its store is released, nothing writes the
+  /// file, which its owner may then copy, move or delete. Parts already written are removed
+  /// by a later snapshot.
+  func stop() {
+    lock.withLock { stopped = true }
+    group.wait()
+  }
 
   /// A connection to the store's file. A file gone since (moved, or its folder removed once the
   /// store was done) is not created again, empty, by the worker.
@@ -84,40 +95,44 @@ final class SnapshotWorker: @unchecked Sendable {
   /// Reads and encodes the state in a read transaction, then stores it (see
   /// ``store(_:in:partBytes:)``). Returns the seq it holds, or `nil` when there was nothing to
   /// take.
-  private func takeSnapshot(partBytes: Int) throws -> Int64? {
+  private func takeSnapshot(partBytes: Int, stopping: () -> Bool) throws -> Int64? {
     let queue = try open()
     let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
       let history = try HistoryLog(db)
       let seq = try history.fileLastSeq(db)
       guard seq > history.lastSnapshotSeq else { return nil }
-      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq)
+      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
     }
     guard let snapshot else { return nil }
-    return try Self.store(snapshot, in: queue, partBytes: partBytes)
+    return try Self.store(snapshot, in: queue, partBytes: partBytes, stopping: stopping)
   }
 
   /// Stores a snapshot read in an earlier transaction: its text's parts, each in a write
   /// transaction of its own, then its row, which makes it visible. A store's send waits for
   /// the write lock at most as long as one part takes to write.
   ///
-  /// - Parameter label: a manual snapshot's label; `nil` for an automatic snapshot.
+  /// - Parameters:
+  ///   - label: a manual snapshot's label; `nil` for an automatic snapshot.
+  ///   - stopping: checked before each transaction; `true` drops the snapshot (see ``stop()``).
   /// - Returns: its seq, or `nil` when it was dropped: the file's app schema changed since it
   ///   was read (another process migrated it), or, for an automatic one, a snapshot as recent
   ///   came in between (compaction, another process).
   /// - Throws: ``RewindError/Code/snapshotLabel`` if another snapshot took `label` meanwhile.
   static func store(
     _ snapshot: HistoryLog.EncodedSnapshot, label: String? = nil, in queue: DatabaseQueue,
-    partBytes: Int = defaultPartBytes
+    partBytes: Int = defaultPartBytes, stopping: () -> Bool = { false }
   ) throws -> Int64? {
     let parts = snapshot.partRanges(maximumBytes: partBytes)
     let partSet = Self.partSet(writtenAt: Date())
     for (index, range) in parts.dropLast().enumerated() {
+      if stopping() { throw CancellationError() }
       try queue.write { db in
         try db.execute(
           sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)",
           arguments: [partSet, index, snapshot.part(range)])
       }
     }
+    if stopping() { throw CancellationError() }
     enum Outcome { case stored, dropped, labelTaken }
     let outcome = try queue.writeWithoutTransaction { db in
       try db.inImmediateTransaction { () -> Outcome in

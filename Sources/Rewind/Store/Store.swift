@@ -213,7 +213,9 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// state into a snapshot, so that jumps and restores far back stay fast. It does that on a
   /// connection of its own, off the main actor, while `send` goes on. A short-lived process
   /// (a command-line tool that sends one action) calls this before it exits, or the snapshot
-  /// is dropped; nothing else is lost either way (committed actions are in the log).
+  /// is dropped; nothing else is lost either way (committed actions are in the log). A store
+  /// released with a snapshot under way stops it within milliseconds and drops it, so nothing
+  /// writes the file once the store is gone.
   public func waitForSnapshots() {
     repository.worker?.wait()
   }
