@@ -7,9 +7,10 @@ import GRDB
 /// A snapshot copies the whole state, so taking it inside `send` would stall the main actor
 /// for as long as the state is large (seconds at a million rows). The worker reads the tables
 /// in one read transaction, which in WAL mode sees one committed state while the store goes on
-/// writing, encodes them there, and only then takes the write lock, for the one insert. At most
+/// writing, encodes them there, and only then writes the text, in parts of 256 KiB, each in a
+/// short write transaction of its own (see ``store(_:label:in:partBytes:stopping:)``). At most
 /// one snapshot is under way at a time; a failed one is dropped (a snapshot only speeds up
-/// later jumps), and the next one is due soon.
+/// later jumps), and the next one is due soon. A released store stops it (``stop()``).
 ///
 /// While it reads, SQLite cannot start the WAL over, so its automatic checkpoint would run (and
 /// sync the file) in every commit from then on: the store turns it off for that time (see
