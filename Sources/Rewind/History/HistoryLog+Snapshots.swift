@@ -212,8 +212,8 @@ extension HistoryLog {
       return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
-    init(json: String, rowCount: Int, seq: Int64, appSchemaVersion: Int? = nil) {
-      (self.seq, self.rowCount, self.json, self.appSchemaVersion) = (seq, rowCount, json, appSchemaVersion)
+    init(json: String, rowCount: Int, seq: Int64) {
+      (self.seq, self.rowCount, self.json) = (seq, rowCount, json)
       checksum = HistoryLog.checksum(json)
     }
 
@@ -256,9 +256,7 @@ extension HistoryLog {
         return nil
       }
       out.append(UInt8(ascii: "}"))
-      return Self(
-        json: String(decoding: out, as: UTF8.self), rowCount: rowCount, seq: seq,
-        appSchemaVersion: catalog.appSchema.version)
+      return Self(json: String(decoding: out, as: UTF8.self), rowCount: rowCount, seq: seq)
     }
   }
 

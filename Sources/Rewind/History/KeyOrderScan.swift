@@ -62,7 +62,7 @@ struct KeyOrderScan {
     try statement.forEachRow(binding: []) { handle in
       for index in values.indices { values[index] = DatabaseValue(sqliteStatement: handle, index: Int32(index)) }
       let key = key(of: values)
-      if let previous, !Self.keyPrecedes(previous, key) { throw NotInEngineOrder() }
+      if let previous, !StateRows.valuesPrecede(previous, key) { throw NotInEngineOrder() }
       previous = key
       try body(values, key)
     }
@@ -79,11 +79,5 @@ struct KeyOrderScan {
       JSONText.appendValue(values[index], to: &out)
     }
     out.append(UInt8(ascii: "}"))
-  }
-
-  /// Keys (values in key-column name order) as ``StateRows/sortedKeys(_:)`` orders them.
-  static func keyPrecedes(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
-    for (x, y) in zip(a, b) where x != y { return DatabaseValue.sqliteOrder(x, y) }
-    return false
   }
 }

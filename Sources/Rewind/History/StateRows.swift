@@ -84,11 +84,15 @@ struct StateRows: Equatable {
       return keys.sorted(by: keyOrder)
     }
     return keys.map { key in (key, columns.map { key[$0] ?? .null }) }
-      .sorted { a, b in
-        for (x, y) in zip(a.1, b.1) where x != y { return DatabaseValue.sqliteOrder(x, y) }
-        return false
-      }
+      .sorted { valuesPrecede($0.1, $1.1) }
       .map(\.0)
+  }
+
+  /// Keys given as their values in key-column name order, compared as ``sortedKeys(_:)``
+  /// orders them: value by value, as SQLite orders values.
+  static func valuesPrecede(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+    for (x, y) in zip(a, b) where x != y { return DatabaseValue.sqliteOrder(x, y) }
+    return false
   }
 
   // MARK: - JSON (snapshots)

@@ -44,12 +44,12 @@ struct TableScanExport {
     }
     let rowsChanged = (changed[table] ?? [:])
       .map { key, row in (key: scan.key(of: key), row: row) }
-      .sorted { KeyOrderScan.keyPrecedes($0.key, $1.key) }
+      .sorted { StateRows.valuesPrecede($0.key, $1.key) }
     var next = 0
     writer.beginTable(table)
     try scan.forEachRow(db) { values, key in
       // Rows that were different (or only existed) at the seq come in at their place.
-      while next < rowsChanged.count, KeyOrderScan.keyPrecedes(rowsChanged[next].key, key) {
+      while next < rowsChanged.count, StateRows.valuesPrecede(rowsChanged[next].key, key) {
         if let row = rowsChanged[next].row { writer.appendRow(row) }
         next += 1
       }
