@@ -18,6 +18,8 @@ struct Results {
   var naive: [String: Samples] = [:]
   var createMs: [String: Double] = [:]
   var snapshotsDuringRun: [String: Int] = [:]
+  /// WAL checkpoints during the run: on the store's checkpointer, and in its commits.
+  var checkpointsDuringRun: [String: (background: Int, inCommits: Int)] = [:]
   var rowsCompared: [String: Int] = [:]
   var undo: [String: Samples] = [:]
   var redo: [String: Samples] = [:]
@@ -77,6 +79,11 @@ struct Results {
     lines.append(
       "automatic snapshots taken during the run: "
         + measured.map { "\($0): \(snapshotsDuringRun[$0] ?? 0)" }.joined(separator: ", "))
+    lines.append(
+      "WAL checkpoints during the run (on the checkpointer / in a commit): "
+        + measured.map { size in
+          checkpointsDuringRun[size].map { "\(size): \($0.background) / \($0.inCommits)" } ?? "\(size): -"
+        }.joined(separator: ", "))
     lines.append(
       "engine and floor files compared byte for byte (rows): "
         + measured.map { "\($0): \(rowsCompared[$0] ?? 0)" }.joined(separator: ", ") + ", all identical")
@@ -152,6 +159,9 @@ struct Results {
       "peak_rss_mb": (peakRSSMiB * 10).rounded() / 10,
       "rows_compared": rowsCompared,
       "snapshots_during_run": snapshotsDuringRun,
+      "checkpoints_during_run": checkpointsDuringRun.mapValues {
+        ["background": $0.background, "in_commits": $0.inCommits]
+      },
     ]
     if let layout = fileLayout {
       object["file_bytes"] = [

@@ -175,6 +175,7 @@ struct Benchmark {
     for index in runs.indices {
       let key = String(runs[index].taskCount)
       runs[index].store!.waitForSnapshots()
+      results.checkpointsDuringRun[key] = runs[index].store!.walCheckpoints
       results.engine[key] = runs[index].engine
       results.floor[key] = runs[index].floorSamples
       results.snapshotsDuringRun[key] = try runs[index].engineFile!.read { db in

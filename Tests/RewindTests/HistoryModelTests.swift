@@ -53,8 +53,17 @@ struct ModelRun {
   init() throws {
     directory = try TemporaryDirectory()
     path = directory.path("model.sqlite")
-    stores = [try JournalStore.journal(path: path), try JournalStore.journal(path: path)]
+    stores = [try Self.open(path), try Self.open(path)]
     model = HistoryModel(storeCount: 2)
+  }
+
+  /// A store whose WAL checkpoints run every few commits, so that sessions interleave them
+  /// with everything else: passes chasing the other store's commits, the restart the store
+  /// finishes, and a store released while its checkpointer runs.
+  static func open(_ path: String) throws -> JournalStore {
+    let store = try JournalStore.journal(path: path)
+    store.repository.checkpointer?.marks = .init(backgroundPages: 4, restartPages: 12, inlinePages: 64)
+    return store
   }
 
   var ids: [Int64] { model.rows.keys.filter { $0.table == "entries" }.compactMap { Int64($0.key) }.sorted() }
@@ -129,7 +138,7 @@ struct ModelRun {
       if failing { try injectFailure(into: store, on: false) }
       let walBefore = walSize()
       let lastSeq = model.lastSeq
-      stores[store] = try JournalStore.journal(path: path)
+      stores[store] = try Self.open(path)
       model.reopen(store: store)
       // Opening writes only when it logs something (a repair of what others left dangling).
       if model.lastSeq == lastSeq {

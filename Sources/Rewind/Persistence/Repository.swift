@@ -25,14 +25,23 @@ final class Repository<State: PersistentState> {
   /// Takes automatic snapshots off the caller's thread; `nil` for in-memory and read-only
   /// databases (an in-memory one has no second connection: it takes its snapshots in place).
   let worker: SnapshotWorker?
-  /// Whether SQLite's automatic checkpoint is off, while a snapshot is read.
-  private var checkpointsSuspended = false
+  /// Runs WAL checkpoints off the caller's thread; `nil` where `worker` is.
+  let checkpointer: WALCheckpointer?
+  /// Whether the checkpointer's hook is on the connection (from the first write on).
+  private var checkpointerInstalled = false
   /// Entries between automatic snapshots instead of the policy's, for benchmarks.
   var snapshotSpacing: Int64?
 
   /// A released store stops its snapshot under way (at its next part, within milliseconds)
-  /// rather than go on writing a file its owner may now copy, move or delete.
-  deinit { worker?.stop() }
+  /// and waits for its checkpoint, rather than go on writing a file its owner may now copy,
+  /// move or delete. Its connection, the last to close, then checkpoints the WAL into the file.
+  deinit {
+    worker?.stop()
+    if let checkpointer, checkpointerInstalled {
+      database.writeWithoutTransaction { db in checkpointer.uninstall(from: db) }
+    }
+    checkpointer?.stop()
+  }
 
   /// Opens (creating if needed) the database at `path`, or an in-memory one when `path` is nil,
   /// and sets it up in one write transaction: the engine's migrations, the app's tables, and
@@ -65,6 +74,7 @@ final class Repository<State: PersistentState> {
       try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
     worker = path.flatMap { readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration) }
+    checkpointer = path.flatMap { readOnly ? nil : WALCheckpointer(path: $0, configuration: configuration) }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
@@ -182,7 +192,7 @@ final class Repository<State: PersistentState> {
     var synced = history
     do {
       return try database.writeWithoutTransaction { db in
-        try suspendCheckpointsWhileSnapshotting(db)
+        pauseCheckpointsWhileSnapshotting(db)
         return try db.inImmediateTransaction {
           let sync = try history.sync(db)
           try checkAppSchema(history)
@@ -197,14 +207,16 @@ final class Repository<State: PersistentState> {
     }
   }
 
-  /// Turns SQLite's automatic WAL checkpoint off while the worker reads a snapshot, and back on
-  /// after. Its long read transaction keeps the WAL from starting over, so every commit past
-  /// the checkpoint mark would try a checkpoint, and sync the file, in vain.
-  private func suspendCheckpointsWhileSnapshotting(_ db: Database) throws {
-    let reading = worker?.isRunning ?? false
-    guard reading != checkpointsSuspended else { return }
-    try db.execute(sql: "PRAGMA wal_autocheckpoint = \(reading ? 0 : 1000)")
-    checkpointsSuspended = reading
+  /// Pauses the checkpointer while the worker reads a snapshot, and resumes it after (see
+  /// ``WALCheckpointer``). Its long read transaction keeps the WAL from starting over, so a
+  /// checkpoint would copy and sync the file in vain.
+  private func pauseCheckpointsWhileSnapshotting(_ db: Database) {
+    guard let checkpointer else { return }
+    if !checkpointerInstalled {
+      checkpointer.install(on: db)
+      checkpointerInstalled = true
+    }
+    checkpointer.isPaused = worker?.isRunning ?? false
   }
 
   /// Throws ``RewindError/Code/newerAppSchema`` once a newer version of the app migrated the

@@ -12,11 +12,8 @@ import GRDB
 /// one snapshot is under way at a time; a failed one is dropped (a snapshot only speeds up
 /// later jumps), and the next one is due soon. A released store stops it (``stop()``).
 ///
-/// While it reads, SQLite cannot start the WAL over, so its automatic checkpoint would run (and
-/// sync the file) in every commit from then on: the store turns it off for that time (see
-/// `Repository.write`). WAL checkpoints otherwise stay SQLite's own, in the commit that fills
-/// the WAL: run here, a passive checkpoint chases a busy writer and never lets the WAL start
-/// over, so the WAL grows without bound and every commit slows down.
+/// While it reads, the WAL cannot start over, so a checkpoint would copy and sync the file in
+/// vain: the store pauses its ``WALCheckpointer`` for that time (see `Repository.write`).
 final class SnapshotWorker: @unchecked Sendable {
   private let path: String
   private let configuration: Configuration

@@ -233,6 +233,13 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     set { repository.worker?.partBytes = newValue }
   }
 
+  /// How many WAL checkpoints ran on the store's checkpointer (off the caller's thread) and
+  /// in its own commits, for benchmarks; zeros for a store with no file.
+  @_spi(Benchmarks) public var walCheckpoints: (background: Int, inCommits: Int) {
+    let counts = repository.checkpointer?.checkpoints ?? .init()
+    return (counts.background, counts.inline)
+  }
+
   /// Reads the state and the history position from the database again, and repairs view
   /// state that points at entities that no longer exist: exactly what opening does.
   ///

@@ -1,0 +1,195 @@
+import Dispatch
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Runs a store's WAL checkpoints on a connection of its own, off the thread that sends.
+///
+/// SQLite's automatic checkpoint runs inside the commit that takes the WAL past 1,000 pages:
+/// that commit copies the WAL into the file and syncs both, 7 to 10 ms here, once every two
+/// hundred actions or so, on the main actor. This replaces it (a WAL hook on the store's
+/// connection takes the place of `PRAGMA wal_autocheckpoint`):
+///
+/// - Past `marks.backgroundPages`, the commit only wakes this worker, which runs a passive
+///   checkpoint on its own connection: it copies the pages and syncs the file while the store
+///   goes on writing.
+/// - A passive checkpoint cannot start the WAL over while a writer keeps adding to it, so
+///   under a steady stream of sends the WAL would grow without bound. Once a pass leaves the
+///   WAL past `marks.restartPages`, the store's next commit checkpoints the few pages written
+///   since, itself, so that the commit after it starts the WAL over. That costs a fraction of
+///   SQLite's own checkpoint, and only once per several of them.
+/// - If a pass fails (the worker cannot open the file, say), commits past `marks.inlinePages`
+///   checkpoint themselves: the WAL stays bounded, as with SQLite's own.
+///
+/// While the store's snapshot is being read, its read transaction keeps the WAL from starting
+/// over, and any checkpoint would copy and sync in vain: the store pauses the checkpointer
+/// (``isPaused``) for that time, as it paused SQLite's.
+final class WALCheckpointer: @unchecked Sendable {
+  /// The WAL sizes, in pages, at which checkpoints run.
+  struct Marks: Sendable {
+    /// A commit past it wakes the worker: SQLite's own automatic checkpoint mark.
+    var backgroundPages: Int32 = 1_000
+    /// A pass that leaves the WAL past it asks the store's next commit to finish.
+    var restartPages: Int32 = 4_000
+    /// A commit past it checkpoints itself when the last pass failed.
+    var inlinePages: Int32 = 16_000
+  }
+
+  private let path: String
+  private let configuration: Configuration
+  private let lock = NSLock()
+  private let group = DispatchGroup()
+  /// The worker's connection, opened at its first pass; used on the worker's thread only.
+  private var connection: DatabaseQueue?
+  private var running = false
+  /// A commit asked for a pass while one ran: the worker runs another after it.
+  private var requestedAgain = false
+  /// A pass left the WAL past `marks.restartPages`: the store's next commit finishes it.
+  private var restartWanted = false
+  /// The last pass failed (the file could not be opened, say): the store's commits
+  /// checkpoint themselves past `marks.inlinePages`.
+  private var passFailed = false
+  private var stopped = false
+  private var paused = false
+  private var counts = Counts()
+  private var marksValue = Marks()
+
+  /// How many checkpoints ran where: for tests and the benchmark.
+  struct Counts: Equatable, Sendable {
+    /// Passes on the worker's connection.
+    var background = 0
+    /// Checkpoints run in a store's commit.
+    var inline = 0
+  }
+
+  init(path: String, configuration: Configuration) {
+    self.path = path
+    self.configuration = configuration
+  }
+
+  /// The WAL sizes at which checkpoints run; tests lower them.
+  var marks: Marks {
+    get { lock.withLock { marksValue } }
+    set { lock.withLock { marksValue = newValue } }
+  }
+
+  /// The checkpoints run so far.
+  var checkpoints: Counts { lock.withLock { counts } }
+
+  /// Whether checkpoints wait (while a snapshot is being read). Set by the store before each
+  /// write, on its own thread.
+  var isPaused: Bool {
+    get { lock.withLock { paused } }
+    set { lock.withLock { paused = newValue } }
+  }
+
+  /// Makes this checkpointer the one of `db`, the store's connection, in place of SQLite's
+  /// automatic checkpoint. ``uninstall(from:)`` must run before the checkpointer is released.
+  func install(on db: Database) {
+    sqlite3_wal_hook(db.sqliteConnection, walHook, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  /// Removes the hook from `db`: its commits no longer checkpoint at all.
+  func uninstall(from db: Database) {
+    sqlite3_wal_hook(db.sqliteConnection, nil, nil)
+  }
+
+  /// Called after each commit on the store's connection, on its thread, with the pages the
+  /// WAL holds.
+  func committed(on connection: OpaquePointer, pages: Int32) {
+    enum Action { case none, background, inline }
+    let action = lock.withLock { () -> Action in
+      if paused || stopped || pages < marksValue.backgroundPages { return .none }
+      if (restartWanted && !running) || (passFailed && pages >= marksValue.inlinePages) {
+        restartWanted = false
+        return .inline
+      }
+      if running {
+        requestedAgain = true
+        return .none
+      }
+      running = true
+      return .background
+    }
+    switch action {
+    case .none:
+      return
+    case .inline:
+      // A failed checkpoint loses nothing: the WAL stays, and the next commit tries again.
+      if sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
+        lock.withLock { counts.inline += 1 }
+      }
+    case .background:
+      group.enter()
+      DispatchQueue.global(qos: .utility).async { [self] in
+        runPasses()
+        group.leave()
+      }
+    }
+  }
+
+  /// Checkpoints until no commit asked for another pass meanwhile.
+  private func runPasses() {
+    while true {
+      let remaining = try? pass()
+      let again = lock.withLock { () -> Bool in
+        passFailed = remaining == nil
+        if let remaining {
+          counts.background += 1
+          if remaining >= marksValue.restartPages { restartWanted = true }
+        }
+        // Once the store's next commit is to finish, another pass would only keep it waiting.
+        let again = requestedAgain && !restartWanted && !stopped && !paused
+        requestedAgain = false
+        if !again { running = false }
+        return again
+      }
+      guard again else { return }
+    }
+  }
+
+  /// Makes every pass fail, as if the file could not be opened: for tests.
+  var injectedPassFailure: Bool {
+    get { lock.withLock { failingPasses } }
+    set { lock.withLock { failingPasses = newValue } }
+  }
+  private var failingPasses = false
+
+  /// One passive checkpoint on the worker's connection. Returns the pages the WAL holds.
+  private func pass() throws -> Int32 {
+    if injectedPassFailure { throw RewindError(.fileNotFound, "injected failure") }
+    if connection == nil {
+      // A file gone since (moved, or its folder removed) is not created again, empty.
+      guard FileManager.default.fileExists(atPath: path) else {
+        throw RewindError(.fileNotFound, "\(path) does not exist any more")
+      }
+      connection = try DatabaseQueue(path: path, configuration: configuration)
+    }
+    return try connection!.writeWithoutTransaction { db in
+      var pages: Int32 = 0
+      let code = sqlite3_wal_checkpoint_v2(db.sqliteConnection, nil, SQLITE_CHECKPOINT_PASSIVE, &pages, nil)
+      guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+      return pages
+    }
+  }
+
+  /// Blocks until no pass is under way.
+  func wait() { group.wait() }
+
+  /// Waits for the pass under way, then closes the worker's connection: once its store is
+  /// released, nothing of it holds the file open.
+  func stop() {
+    lock.withLock { stopped = true }
+    group.wait()
+    connection = nil
+  }
+}
+
+/// The WAL hook: SQLite calls it after each commit on the store's connection.
+private func walHook(
+  _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: Int32
+) -> Int32 {
+  guard let context, let connection else { return SQLITE_OK }
+  Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(on: connection, pages: pages)
+  return SQLITE_OK
+}

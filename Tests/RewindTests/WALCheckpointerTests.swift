@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+
+/// WAL checkpoints run on the checkpointer's connection, not in the commit that sends: see
+/// `WALCheckpointer`. Marks are lowered so that a few dozen sends cross them.
+@MainActor
+@Suite struct WALCheckpointerTests {
+  let directory: TemporaryDirectory
+  let path: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("journal.sqlite")
+  }
+
+  func store(marks: WALCheckpointer.Marks) throws -> JournalStore {
+    let store = try JournalStore.journal(path: path)
+    store.repository.checkpointer!.marks = marks
+    return store
+  }
+
+  /// The pages the WAL file holds: its header and frames of 4 KiB pages.
+  func walPages() -> Int {
+    let size = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
+    return max(0, (size - 32) / (4_096 + 24))
+  }
+
+  @Test func commitsPastTheMarkWakeTheWorkerAndNeverCheckpointThemselves() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 1_000_000))
+    let checkpointer = store.repository.checkpointer!
+    for index in 0..<150 {
+      try store.send(.add(title: "Entry \(index)"))
+      checkpointer.wait()
+    }
+    #expect(checkpointer.checkpoints.background > 0)
+    #expect(checkpointer.checkpoints.inline == 0)
+    // Each pass copied the whole WAL while no commit ran, so the next commit started it over:
+    // it never grew far past the mark, as it would with no checkpoint at all (some 450 pages).
+    #expect(walPages() < 60, "the WAL grew to \(walPages()) pages")
+    let state = store.state
+    // Nothing was lost in the file the checkpoints wrote.
+    #expect(try fileState(path) == state)
+  }
+
+  @Test func aSteadyStreamOfSendsKeepsTheWALBounded() throws {
+    // No waiting: the worker chases the commits, and the store finishes a pass once the WAL
+    // passes the restart mark, so the WAL starts over.
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 1_000_000))
+    var largest = 0
+    for index in 0..<3_000 {
+      try store.send(index % 3 == 0 ? .add(title: "Entry \(index)") : .type(id: Int64(index % 50 + 1), text: "x"))
+      largest = max(largest, walPages())
+    }
+    // Some 6,000 pages were committed: a WAL that never started over would hold them all. (The
+    // file keeps its largest size; a pass slowed down by a busy machine lets it grow a while.)
+    #expect(largest < 3_000, "the WAL grew to \(largest) pages")
+    #expect(store.repository.checkpointer!.checkpoints.background > 0)
+    #expect(try fileState(path) == store.state)
+  }
+
+  @Test func aCommitFinishesACheckpointThatCouldNotStartTheWALOver() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 1_000_000))
+    let checkpointer = store.repository.checkpointer!
+    // A reader of another connection keeps the WAL from starting over, as a writer that never
+    // pauses would: passes leave it past the restart mark, and the store's commits finish them.
+    let reader = try DatabaseQueue(path: path)
+    try reader.read { db in
+      _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log")
+      for index in 0..<60 {
+        try store.send(.add(title: "Entry \(index)"))
+        checkpointer.wait()
+      }
+    }
+    #expect(checkpointer.checkpoints.inline > 0)
+    // The reader gone, the next checkpoint lets the WAL start over: it grows no more.
+    try store.send(.add(title: "After"))
+    checkpointer.wait()
+    try store.send(.add(title: "After"))
+    checkpointer.wait()
+    let pinned = walPages()
+    for index in 0..<60 {
+      try store.send(.add(title: "Later \(index)"))
+      checkpointer.wait()
+    }
+    #expect(walPages() <= pinned, "the WAL grew from \(pinned) to \(walPages()) pages")
+    #expect(try fileState(path) == store.state)
+  }
+
+  @Test func commitsCheckpointThemselvesWhenTheWorkerCannotOpenTheFile() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 30))
+    let checkpointer = store.repository.checkpointer!
+    checkpointer.injectedPassFailure = true
+    for index in 0..<200 {
+      try store.send(.add(title: "Entry \(index)"))
+      checkpointer.wait()
+    }
+    #expect(checkpointer.checkpoints.background == 0)
+    #expect(checkpointer.checkpoints.inline > 0)
+    #expect(walPages() < 60, "the WAL grew to \(walPages()) pages")
+    #expect(try fileState(path) == store.state)
+  }
+
+  @Test func aSnapshotBeingReadPausesCheckpoints() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 1_000_000))
+    let checkpointer = store.repository.checkpointer!
+    try store.send(.add(title: "First"))
+    checkpointer.wait()
+    let before = checkpointer.checkpoints
+    let connection = store.repository.database.writeWithoutTransaction { $0.sqliteConnection! }
+    checkpointer.isPaused = true
+    checkpointer.committed(on: connection, pages: 500)
+    checkpointer.wait()
+    #expect(checkpointer.checkpoints == before)
+    // The store sets the pause before each write from its worker's state: with no snapshot
+    // under way, the next send resumes checkpoints.
+    try store.send(.add(title: "Second"))
+    #expect(!checkpointer.isPaused)
+    checkpointer.wait()
+    let resumed = checkpointer.checkpoints
+    checkpointer.committed(on: connection, pages: 500)
+    checkpointer.wait()
+    #expect(checkpointer.checkpoints == .init(background: resumed.background + 1, inline: 0))
+  }
+
+  @Test func aReleasedStoreLeavesTheFileWholeWithNoWAL() throws {
+    var store: JournalStore? = try store(
+      marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 1_000_000))
+    for index in 0..<300 { try store!.send(.add(title: "Entry \(index)")) }
+    let state = store!.state
+    store = nil
+    // The checkpointer's connection is closed with its store: the store's, the last, moved the
+    // WAL into the file and removed it.
+    #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    #expect(try fileState(path) == state)
+  }
+}
