@@ -83,6 +83,58 @@ struct CompactJSONEncoderTests {
     #expect(try CompactJSONEncoder.encodeMembers("text") == nil)
   }
 
+  /// Random trees of objects, arrays and scalars, with keys that need escaping, keys outside
+  /// ASCII (ordered as `String` orders them) and deep nesting: byte for byte what
+  /// `JSONEncoder` writes with sorted keys.
+  @Test(arguments: 0..<4) func randomValuesAreWrittenAsJSONEncoderWritesThem(seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    let keys = ["a", "b", "B", "id", "a b", "quo\"te", "back\\slash", "new\nline", "tab\t", "é", "z", "😀", "ab", "a0"]
+    func value(depth: Int) -> JSONValue {
+      switch Int(random.next() % (depth > 3 ? 4 : 6)) {
+      case 0: return .integer(Int64(bitPattern: random.next()) >> Int(random.next() % 64))
+      case 1: return .string(keys[Int(random.next() % UInt64(keys.count))] + "\(random.next() % 100)")
+      case 2: return random.next() % 2 == 0 ? .bool(random.next() % 2 == 0) : .null
+      case 3: return .real(Double(random.next() % 1_000) / 8)
+      case 4: return .array((0..<Int(random.next() % 4)).map { _ in value(depth: depth + 1) })
+      default:
+        var object: [String: JSONValue] = [:]
+        for _ in 0..<Int(random.next() % 6) {
+          object[keys[Int(random.next() % UInt64(keys.count))]] = value(depth: depth + 1)
+        }
+        return .object(object)
+      }
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for _ in 0..<200 {
+      let tree = value(depth: 0)
+      #expect(try CompactJSONEncoder.encode(tree) == String(decoding: try encoder.encode(tree), as: UTF8.self))
+    }
+  }
+
+  /// Nested containers are filled after their parent's later members, as a type's
+  /// `encode(to:)` may do, and a container asked for twice keeps what it holds.
+  @Test func containersFilledLaterLandWhereTheyWereMade() throws {
+    struct Deferred: Encodable {
+      enum CodingKeys: String, CodingKey { case list, inner, last }
+      enum Inner: String, CodingKey { case y, x }
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var list = container.nestedUnkeyedContainer(forKey: .list)
+        var inner = container.nestedContainer(keyedBy: Inner.self, forKey: .inner)
+        try container.encode(true, forKey: .last)
+        try inner.encode(2, forKey: .y)
+        try list.encode("one")
+        var again = encoder.container(keyedBy: CodingKeys.self)
+        try again.encode(false, forKey: .last)
+        try inner.encode(1, forKey: .x)
+        try list.encode("two")
+        #expect(list.count == 2)
+      }
+    }
+    #expect(try CompactJSONEncoder.encode(Deferred()) == #"{"inner":{"x":1,"y":2},"last":false,"list":["one","two"]}"#)
+  }
+
   @Test func refusesNonFiniteNumbers() {
     #expect(throws: EncodingError.self) { try CompactJSONEncoder.encode([Double.infinity]) }
     #expect(throws: EncodingError.self) { try CompactJSONEncoder.encode(["x": Double.nan]) }

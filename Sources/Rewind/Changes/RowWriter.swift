@@ -9,24 +9,43 @@ struct RowWriter {
   /// SQL is paid once per table and column set. A table has one or a few column sets.
   private var upserts: [String: [Upsert]] = [:]
   private var deletes: [String: [Delete]] = [:]
+  /// Each statement's text, by the number ``statement(for:_:)`` gives it, and the statement
+  /// prepared for it on ``connection``: found without hashing its text.
+  private var texts: [String] = []
+  private var prepared: [Statement?] = []
+  private var connection: ObjectIdentifier?
 
   private struct Upsert {
     let columns: [String]
     let keyColumns: [String]
-    let sql: String
+    let number: Int
   }
 
   private struct Delete {
     let keyColumns: [String]
-    let sql: String
+    let number: Int
   }
 
   /// Makes the rows of `changes` what `direction` says, in order.
   mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection, in db: Database) throws {
+    if connection != ObjectIdentifier(db) {
+      // Statements belong to their connection (one held keeps its connection's object, so no
+      // other connection can take its identity meanwhile).
+      prepared = Array(repeating: nil, count: texts.count)
+      connection = ObjectIdentifier(db)
+    }
     for index in changes.indices {
       let change = changes[direction == .forward ? index : changes.count - 1 - index]
-      let (sql, arguments) = try statement(for: change, direction)
-      try db.cachedStatement(sql: sql).execute(binding: arguments)
+      let (number, arguments) = try prepare(change, direction)
+      if prepared.count < texts.count { prepared += Array(repeating: nil, count: texts.count - prepared.count) }
+      let statement: Statement
+      if let cached = prepared[number] {
+        statement = cached
+      } else {
+        statement = try db.cachedStatement(sql: texts[number])
+        prepared[number] = statement
+      }
+      try statement.execute(binding: arguments)
     }
   }
 
@@ -35,16 +54,26 @@ struct RowWriter {
   mutating func statement(
     for change: RowChange, _ direction: ChangeDirection
   ) throws -> (sql: String, arguments: [DatabaseValue]) {
+    let (number, arguments) = try prepare(change, direction)
+    return (texts[number], arguments)
+  }
+
+  /// The number of the statement that makes the row of `change` what `direction` says (see
+  /// ``statement(for:_:)``), and its arguments.
+  private mutating func prepare(
+    _ change: RowChange, _ direction: ChangeDirection
+  ) throws -> (number: Int, arguments: [DatabaseValue]) {
     guard let row = change.target(direction) else {
       let delete: Delete
       if let cached = deletes[change.table]?.first(where: { Self.row(change.key, hasExactly: $0.keyColumns) }) {
         delete = cached
       } else {
         let keyColumns = change.key.keys.sorted()
-        delete = Delete(keyColumns: keyColumns, sql: Self.deleteSQL(table: change.table, keyColumns: keyColumns))
+        delete = Delete(keyColumns: keyColumns, number: texts.count)
+        texts.append(Self.deleteSQL(table: change.table, keyColumns: keyColumns))
         deletes[change.table, default: []].append(delete)
       }
-      return (delete.sql, delete.keyColumns.map { change.key[$0]! })
+      return (delete.number, delete.keyColumns.map { change.key[$0]! })
     }
     let upsert: Upsert
     if let cached = upserts[change.table]?.first(where: {
@@ -53,9 +82,8 @@ struct RowWriter {
       upsert = cached
     } else {
       let (columns, keyColumns) = (row.keys.sorted(), change.key.keys.sorted())
-      upsert = Upsert(
-        columns: columns, keyColumns: keyColumns,
-        sql: Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns))
+      upsert = Upsert(columns: columns, keyColumns: keyColumns, number: texts.count)
+      texts.append(Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns))
       upserts[change.table, default: []].append(upsert)
     }
     let arguments = try upsert.columns.map { column in
@@ -63,7 +91,7 @@ struct RowWriter {
       try Self.checkStorable(value, column: column, of: change.table)
       return value
     }
-    return (upsert.sql, arguments)
+    return (upsert.number, arguments)
   }
 
   /// Whether `row`'s columns are `columns`, in any order. - Complexity: O(columns), no sort.

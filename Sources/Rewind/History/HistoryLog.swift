@@ -23,6 +23,8 @@ struct HistoryLog {
   /// The step the last appended entry started or joined.
   private var lastStep: Int64?
   var writer = RowWriter()
+  /// The statements every commit runs, on this log's connection.
+  let statements = PreparedStatements()
   /// The time bound to each entry.
   private var clock = LogClock()
   /// The tables and columns the log may name.
@@ -47,7 +49,7 @@ struct HistoryLog {
 
   /// Reads the position back from the database.
   mutating func reload(_ db: Database) throws {
-    dataVersion = try Self.dataVersion(db)
+    dataVersion = try dataVersion(db)
     try tables.reload(db)
     baseSeq =
       try db.checkedInteger(
@@ -111,9 +113,9 @@ struct HistoryLog {
     max(try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0, baseSeq)
   }
 
-  private static func dataVersion(_ db: Database) throws -> Int64 {
+  private func dataVersion(_ db: Database) throws -> Int64 {
     // Read on every write: through the C API, not GRDB's row decoding.
-    try db.cachedStatement(sql: "PRAGMA data_version").integer() ?? 0
+    try statements.statement(.dataVersion, in: db).integer() ?? 0
   }
 
   /// Whether undo (redo) would move a step: steps from before a barrier migration stay on the
@@ -137,7 +139,7 @@ struct HistoryLog {
   /// caller's in-memory state must do to follow. - Complexity: O(1) when no other connection
   /// committed; otherwise proportional to the entries it missed.
   mutating func sync(_ db: Database) throws -> Sync {
-    guard try Self.dataVersion(db) != dataVersion else { return .current }
+    guard try dataVersion(db) != dataVersion else { return .current }
     let seen = lastSeq
     try reload(db)
     if baseSeq > seen || lastSeq < seen { return .reload }
@@ -254,7 +256,7 @@ struct HistoryLog {
     case .joinLastStep:
       step = lastStep
       if let step {
-        try db.cachedStatement(sql: Self.extendStepSQL).execute(arguments: [seq, step])
+        try statements.statement(.extendStep, in: db).execute(binding: [seq.databaseValue, step.databaseValue])
       }
     case .step(let group):
       guard entry.changesDocument else { break }
@@ -264,12 +266,12 @@ struct HistoryLog {
       }
       if let group, let open = openGroup, open.key == group {
         step = open.step
-        try db.cachedStatement(sql: Self.extendStepSQL).execute(arguments: [
-          seq, open.step,
+        try statements.statement(.extendStep, in: db).execute(binding: [
+          seq.databaseValue, open.step.databaseValue,
         ])
       } else {
         step = seq
-        try db.cachedStatement(sql: Self.insertStepSQL)
+        try statements.statement(.insertStep, in: db)
           .execute(binding: [seq.databaseValue, seq.databaseValue, group.databaseValue])
         nextUndo = seq
       }
@@ -282,7 +284,7 @@ struct HistoryLog {
 
     if entry.kind == .repair { try extendApplication(endingAt: seq - 1, to: seq, db) }
 
-    try db.cachedStatement(sql: Self.insertEntrySQL).execute(binding: [
+    try statements.statement(.insertEntry, in: db).execute(binding: [
       seq.databaseValue, clock.now().databaseValue, entry.kind.rawValue.databaseValue, entry.action.databaseValue,
       entry.payload.databaseValue, RowChange.json(entry.changes).databaseValue, step.databaseValue,
       (step == nil ? nil : openGroup?.key).databaseValue,
@@ -290,17 +292,6 @@ struct HistoryLog {
     lastSeq = seq
     return (seq, cascaded)
   }
-
-  /// The statement that starts an undo step.
-  static let insertStepSQL = "INSERT INTO undo_steps (id, last_seq, group_key) VALUES (?, ?, ?)"
-  /// The statement that extends an undo step to a later entry.
-  static let extendStepSQL = "UPDATE undo_steps SET last_seq = ? WHERE id = ?"
-
-  /// The statement that appends a log entry.
-  static let insertEntrySQL = """
-    INSERT INTO action_log (seq, time, kind, action, payload, changes, step, group_key)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    """
 
   // MARK: - Undo and redo
 

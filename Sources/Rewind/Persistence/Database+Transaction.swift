@@ -7,12 +7,18 @@ extension Database {
   ///
   /// `IMMEDIATE` takes the write lock at once, so a concurrent writer (the `rewind` tool) makes
   /// this wait for the busy timeout rather than fail on a lock upgrade.
-  func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
-    try cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+  ///
+  /// - Parameter statements: where the connection's `BEGIN` and `COMMIT` are kept, for a
+  ///   caller that runs a transaction per action.
+  func inImmediateTransaction<T>(
+    statements: PreparedStatements? = nil, _ body: () throws -> T
+  ) throws -> T {
+    try (statements?.statement(.begin, in: self) ?? cachedStatement(sql: PreparedStatements.Slot.begin.sql)).execute()
     do {
       let result = try body()
       do {
-        try cachedStatement(sql: "COMMIT").execute()
+        try (statements?.statement(.commit, in: self) ?? cachedStatement(sql: PreparedStatements.Slot.commit.sql))
+          .execute()
       } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
         // Tables that refer to each other have their foreign keys checked at commit.
         throw RewindError(

@@ -193,7 +193,7 @@ final class Repository<State: PersistentState> {
     do {
       return try database.writeWithoutTransaction { db in
         pauseCheckpointsWhileSnapshotting(db)
-        return try db.inImmediateTransaction {
+        return try db.inImmediateTransaction(statements: history.statements) {
           let sync = try history.sync(db)
           try checkAppSchema(history)
           try follow(db, sync, &history)

@@ -74,7 +74,9 @@ extension DatabaseValue.Storage {
     case .null: return sqlite3_bind_null(handle, index)
     case .int64(let int): return sqlite3_bind_int64(handle, index, int)
     case .double(let double): return sqlite3_bind_double(handle, index, double)
-    case .string(let text): return sqlite3_bind_text(handle, index, text, -1, transient)
+    // `withCString` reads a short string from the stack; passing the string itself makes a
+    // heap copy of every string short enough to be stored inline.
+    case .string(let text): return text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }
     case .blob(let data):
       return data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
     }

@@ -42,16 +42,16 @@ extension EngineStatement {
       if step == seq {
         statements.append(
           EngineStatement(
-            sql: HistoryLog.insertStepSQL,
+            sql: PreparedStatements.Slot.insertStep.sql,
             arguments: [seq.databaseValue, seq.databaseValue, group]))
       } else if let step {
         statements.append(
           EngineStatement(
-            sql: HistoryLog.extendStepSQL, arguments: [seq.databaseValue, step.databaseValue]))
+            sql: PreparedStatements.Slot.extendStep.sql, arguments: [seq.databaseValue, step.databaseValue]))
       }
       statements.append(
         EngineStatement(
-          sql: HistoryLog.insertEntrySQL,
+          sql: PreparedStatements.Slot.insertEntry.sql,
           arguments: ["seq", "time", "kind", "action", "payload", "changes", "step", "group_key"].map { row[$0] }))
       entries.append(statements)
     }
