@@ -31,6 +31,9 @@ struct Results {
   var restoreMs: [String: Double] = [:]
   var restoreSetup = ""
   var verifyUsPerEntry = Double.nan
+  /// `rewind compact` on a file a store sends to meanwhile: its time, the sends it let through,
+  /// and the slowest of them (how long the store waited for the write lock at most).
+  var compaction: (taskCount: Int, entries: Int, ms: Double, sends: Int, slowestSendMs: Double)?
   var bytesPerAction = 0.0
   var fileLayout: FileLayout?
   var peakRSSMiB = 0.0
@@ -125,6 +128,12 @@ struct Results {
       )
     }
     lines.append("Verify, microseconds per log entry (same file): \(f(verifyUsPerEntry, 2))")
+    if let compaction {
+      lines.append(
+        "Compaction (\(compaction.taskCount) tasks, \(compaction.entries) entries, keep 100) while a store sends: "
+          + "\(f(compaction.ms, 0)) ms, \(compaction.sends) sends meanwhile, the slowest \(f(compaction.slowestSendMs, 1)) ms"
+      )
+    }
     lines.append("Database bytes per action (10000 tasks, snapshots excluded): \(f(bytesPerAction, 0))")
     if let layout = fileLayout, let size = measured.last {
       lines.append(
@@ -155,6 +164,12 @@ struct Results {
       "far_restore_ms": restoreMs,
       "far_export_ms": exportMs,
       "verify_us_per_entry": rounded(verifyUsPerEntry.isNaN ? -1 : verifyUsPerEntry),
+      "compaction": compaction.map {
+        [
+          "tasks": Double($0.taskCount), "entries": Double($0.entries), "ms": rounded($0.ms), "sends": Double($0.sends),
+          "slowest_send_ms": rounded($0.slowestSendMs),
+        ]
+      } as Any,
       "bytes_per_action": bytesPerAction.rounded(),
       "peak_rss_mb": (peakRSSMiB * 10).rounded() / 10,
       "rows_compared": rowsCompared,

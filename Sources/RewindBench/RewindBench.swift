@@ -18,7 +18,7 @@ struct RewindBench: ParsableCommand {
   @Flag(help: "Print one JSON object instead of the table.") var json = false
   @Option(
     help: ArgumentHelp(
-      "Run one workload only, for profiling: dispatch, undo, open, restore or naive.", visibility: .hidden))
+      "Run one workload only, for profiling: dispatch, undo, restore, compact or naive.", visibility: .hidden))
   var only: String?
   @Option(help: ArgumentHelp("Run dispatch (or --instructions) at this task count only.", visibility: .hidden))
   var size: Int?
@@ -82,6 +82,7 @@ struct Benchmark {
     if runs("dispatch") { try dispatch() }
     if runs("undo") { try undo() }
     if runs("restore") { try restoreAndExport() }
+    if runs("compact") { try compaction() }
     if runs("naive") { for size in dispatchSizes where size <= 100_000 { try naive(taskCount: size) } }
   }
 
@@ -342,6 +343,52 @@ struct Benchmark {
       results.undo[String(entry.length)] = undos[index]
       results.redo[String(entry.length)] = redos[index]
     }
+  }
+
+  // MARK: - Compaction while a store sends
+
+  /// `rewind compact` on a file with a store sending to it all the while, from another
+  /// thread: the slowest send is the longest the store waited for compaction's write lock.
+  mutating func compaction() throws {
+    let taskCount = onlySize ?? (quick ? 10_000 : 100_000)
+    let entries = 3_000
+    note("compaction, \(taskCount) tasks: making the history")
+    let path = try makeHistory("compact", taskCount: taskCount, logLength: entries)
+    defer { removeDatabase(path) }
+    let store = try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer())
+    var workload = Workload(taskCount: taskCount)
+    final class Outcome: @unchecked Sendable {
+      let lock = NSLock()
+      var done = false
+      var ms = 0.0
+      var error: (any Error)?
+    }
+    let outcome = Outcome()
+    note("compaction, \(taskCount) tasks: compacting while the store sends")
+    let thread = Thread {
+      let start = DispatchTime.now().uptimeNanoseconds
+      let error: (any Error)?
+      do {
+        _ = try RewindDatabase(path: path).compact(keep: 100)
+        error = nil
+      } catch let failure {
+        error = failure
+      }
+      outcome.lock.withLock {
+        (outcome.done, outcome.error) = (true, error)
+        outcome.ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+      }
+    }
+    thread.start()
+    var sends = Samples()
+    while !outcome.lock.withLock({ outcome.done }) {
+      let action = workload.action(entries + sends.values.count)
+      try sends.time { try store.send(action) }
+    }
+    if let error = outcome.lock.withLock({ outcome.error }) { throw error }
+    results.compaction = (
+      taskCount, entries, outcome.lock.withLock { outcome.ms }, sends.values.count, sends.slowest / 1_000
+    )
   }
 
   /// A closed database of `taskCount` tasks and `logLength` actions of the dispatch mix.

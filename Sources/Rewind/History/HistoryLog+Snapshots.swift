@@ -264,9 +264,17 @@ extension HistoryLog {
     try insertSnapshot(snapshot, kind: kind, label: label, lastPart: snapshot.json, partSet: nil, db)
   }
 
+  /// Inserts the row of `snapshot`, the beginning of whose text `parts` holds (already
+  /// written, see `SnapshotWorker.writeParts`).
+  mutating func insertSnapshot(
+    _ snapshot: EncodedSnapshot, kind: String, label: String?, parts: SnapshotWorker.WrittenParts, _ db: Database
+  ) throws {
+    try insertSnapshot(snapshot, kind: kind, label: label, lastPart: parts.lastPart, partSet: parts.partSet, db)
+  }
+
   /// Inserts the row of `snapshot`, with `lastPart` as its `rows`: the end of its text, whose
   /// beginning is in the parts `partSet` names (already written), or the whole text.
-  mutating func insertSnapshot(
+  private mutating func insertSnapshot(
     _ snapshot: EncodedSnapshot, kind: String, label: String?, lastPart: String, partSet: Int64?, _ db: Database
   ) throws {
     // Rows built for an earlier seq were read through the migrations since: say so, or they

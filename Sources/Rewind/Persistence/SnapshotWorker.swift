@@ -120,16 +120,7 @@ final class SnapshotWorker: @unchecked Sendable {
     _ snapshot: HistoryLog.EncodedSnapshot, label: String? = nil, in queue: DatabaseQueue,
     partBytes: Int = defaultPartBytes, stopping: () -> Bool = { false }
   ) throws -> Int64? {
-    let parts = snapshot.partRanges(maximumBytes: partBytes)
-    let partSet = Self.partSet(writtenAt: Date())
-    for (index, range) in parts.dropLast().enumerated() {
-      if stopping() { throw CancellationError() }
-      try queue.write { db in
-        try db.execute(
-          sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)",
-          arguments: [partSet, index, snapshot.part(range)])
-      }
-    }
+    let parts = try writeParts(of: snapshot, in: queue, partBytes: partBytes, stopping: stopping)
     if stopping() { throw CancellationError() }
     enum Outcome { case stored, dropped, labelTaken }
     let outcome = try queue.writeWithoutTransaction { db in
@@ -141,9 +132,7 @@ final class SnapshotWorker: @unchecked Sendable {
             DELETE FROM snapshot_parts WHERE part_set < ? AND part_set <> ? \
             AND part_set NOT IN (SELECT part_set FROM snapshots WHERE part_set IS NOT NULL)
             """,
-          arguments: [Self.partSet(writtenAt: Date(timeIntervalSinceNow: -3600)), partSet])
-        let written = try Int.fetchOne(
-          db, sql: "SELECT count(*) FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
+          arguments: [Self.partSet(writtenAt: Date(timeIntervalSinceNow: -3600)), parts.partSet ?? -1])
         let labelTaken = try label.map {
           try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [$0]) == true
         }
@@ -152,14 +141,13 @@ final class SnapshotWorker: @unchecked Sendable {
         // the old shape with the new one. Parts removed meanwhile (by hand) would make a
         // snapshot its checksum refuses.
         guard labelTaken != true, label != nil || snapshot.seq > history.lastSnapshotSeq,
-          written == parts.count - 1, snapshot.appSchemaVersion == history.tables.appSchema.version
+          try parts.areWhole(db), snapshot.appSchemaVersion == history.tables.appSchema.version
         else {
-          try db.execute(sql: "DELETE FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
+          try parts.remove(db)
           return labelTaken == true ? .labelTaken : .dropped
         }
         try history.insertSnapshot(
-          snapshot, kind: label == nil ? "automatic" : "manual", label: label, lastPart: snapshot.part(parts.last!),
-          partSet: parts.count > 1 ? partSet : nil, db)
+          snapshot, kind: label == nil ? "automatic" : "manual", label: label, parts: parts, db)
         return .stored
       }
     }
@@ -168,6 +156,51 @@ final class SnapshotWorker: @unchecked Sendable {
     case .dropped: return nil
     case .labelTaken: throw RewindError(.snapshotLabel, "a snapshot labelled \(label ?? "") already exists")
     }
+  }
+
+  /// The parts of a snapshot's text written ahead of its row (see ``writeParts(of:in:partBytes:stopping:)``).
+  struct WrittenParts {
+    /// The name the parts share in `snapshot_parts`, or `nil` when the text is one part.
+    let partSet: Int64?
+    /// How many rows of `snapshot_parts` there are.
+    let count: Int
+    /// The end of the text, which the snapshot's own row holds.
+    let lastPart: String
+
+    /// Whether all the parts are there (none was removed by hand meanwhile): a snapshot
+    /// missing one would be refused by its checksum.
+    func areWhole(_ db: Database) throws -> Bool {
+      guard let partSet else { return true }
+      return try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
+        == count
+    }
+
+    /// Removes the parts, for a snapshot that will not be stored.
+    func remove(_ db: Database) throws {
+      guard let partSet else { return }
+      try db.execute(sql: "DELETE FROM snapshot_parts WHERE part_set = ?", arguments: [partSet])
+    }
+  }
+
+  /// Writes all of the text of `snapshot` but its last part into `snapshot_parts`, each part
+  /// in a write transaction of its own, so that a writer on the file waits at most one part's
+  /// insert for the write lock; the snapshot's row, written later, holds the last part.
+  static func writeParts(
+    of snapshot: HistoryLog.EncodedSnapshot, in queue: DatabaseQueue, partBytes: Int = defaultPartBytes,
+    stopping: () -> Bool = { false }
+  ) throws -> WrittenParts {
+    let ranges = snapshot.partRanges(maximumBytes: partBytes)
+    let partSet = Self.partSet(writtenAt: Date())
+    for (index, range) in ranges.dropLast().enumerated() {
+      if stopping() { throw CancellationError() }
+      try queue.write { db in
+        try db.execute(
+          sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)",
+          arguments: [partSet, index, snapshot.part(range)])
+      }
+    }
+    return WrittenParts(
+      partSet: ranges.count > 1 ? partSet : nil, count: ranges.count - 1, lastPart: snapshot.part(ranges.last!))
   }
 
   /// A name for a snapshot's parts that begins with the time they were written (milliseconds

@@ -250,9 +250,24 @@ extension RewindDatabase {
   /// never cuts into what redo needs: when the redo stack reaches further back than `keep`, the
   /// base stays before it. Jumps and restores to a seq before the base are refused.
   ///
+  /// An app may go on writing to the file meanwhile: the base's rows are read in a read
+  /// transaction and stored in parts, each in a short transaction of its own, and only the
+  /// removal of the old entries (and the file's shrinking) holds the write lock. If the base
+  /// moved in between (an undo changed what redo needs, another compaction ran, the app
+  /// migrated the file), its rows are read again under the lock.
+  ///
   /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
   ///   problem: compacting would bury it. Nothing changes then.
   public func compact(keep: Int, progress: (Int, Int) -> Void = { _, _ in }) throws -> CompactionReport {
+    try compact(keep: keep, progress: progress, partBytes: SnapshotWorker.defaultPartBytes, afterReading: {})
+  }
+
+  /// ``compact(keep:progress:)``, writing the base in parts of `partBytes` and running
+  /// `afterReading` between the read of the base's rows and the write that folds them in: for
+  /// tests of what may happen in between.
+  func compact(
+    keep: Int, progress: (Int, Int) -> Void = { _, _ in }, partBytes: Int, afterReading: () throws -> Void
+  ) throws -> CompactionReport {
     try checkWritable()
     guard keep >= 0 else { throw RewindError(.invalidValue, "keep must be 0 or more, not \(keep)") }
     // Folding a damaged history into a base would make the damage unrecoverable and invisible.
@@ -264,28 +279,40 @@ extension RewindDatabase {
       )
     }
     let bytesBefore = fileSize()
+    let read = try queue.read { db -> HistoryLog.EncodedSnapshot? in
+      let history = try HistoryLog(db)
+      guard let base = try Self.compactionBase(keep: keep, history, db) else { return nil }
+      var snapshot = HistoryLog.EncodedSnapshot(try history.rows(at: base, db), seq: base)
+      snapshot.appSchemaVersion = history.tables.appSchema.version
+      return snapshot
+    }
+    let parts = try read.map { try SnapshotWorker.writeParts(of: $0, in: queue, partBytes: partBytes) }
+    progress(1, 3)
+    try afterReading()
     let result = try write { db, history -> (base: Int64, removed: Int)? in
-      // Redo reverts each undone step's latest application (or reapplies its own entries):
-      // those entries must stay.
-      // (Steps from before a barrier migration can never be redone: they need nothing.)
-      let redoNeeds = try db.checkedInteger(
-        "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1 AND id >= ?",
-        arguments: [history.tables.appSchema.lastBarrier], what: "undo_steps.applied_from")
-      let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
-      let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
-      var base = min(
-        requested.overflow ? .min : requested.partialValue, beforeRedo.overflow ? .min : beforeRedo.partialValue)
-      // A base partway through the file's creation would hold half its initial state: keep it.
-      if let end = history.initializedThrough, base > 0, base < end { base = 0 }
-      guard base > history.baseSeq else { return nil }
-      let rows = try history.rows(at: base, db)
-      progress(1, 3)
+      guard var base = try Self.compactionBase(keep: keep, history, db) else {
+        try parts?.remove(db)
+        return nil
+      }
+      var snapshot: HistoryLog.EncodedSnapshot
+      var stored: SnapshotWorker.WrittenParts
+      // Entries the app appended meanwhile move the base they would give: the one read is
+      // kept while it is still allowed (it keeps those entries too).
+      if let read, let parts, read.seq <= base, read.seq > history.baseSeq,
+        read.appSchemaVersion == history.tables.appSchema.version, try parts.areWhole(db)
+      {
+        (base, snapshot, stored) = (read.seq, read, parts)
+      } else {
+        try parts?.remove(db)
+        snapshot = HistoryLog.EncodedSnapshot(try history.rows(at: base, db), seq: base)
+        stored = SnapshotWorker.WrittenParts(partSet: nil, count: 0, lastPart: snapshot.json)
+      }
       let removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log WHERE seq <= ?", arguments: [base]) ?? 0
       try db.execute(sql: "DELETE FROM snapshots WHERE kind <> 'manual' AND seq <= ?", arguments: [base])
-      try history.insertSnapshot(rows, seq: base, kind: "base", label: nil, db)
+      try history.insertSnapshot(snapshot, kind: "base", label: nil, parts: stored, db)
       try db.execute(sql: "DELETE FROM action_log WHERE seq <= ?", arguments: [base])
       // Steps that started before the base cannot be undone whole any more. Undone steps stay:
-      // what their redo reverts is after the base (see `redoNeeds`).
+      // what their redo reverts is after the base (see `compactionBase`).
       try db.execute(sql: "UPDATE action_log SET step = NULL WHERE step <= ?", arguments: [base])
       try db.execute(sql: "DELETE FROM undo_steps WHERE id <= ? AND undone = 0", arguments: [base])
       try db.execute(sql: "UPDATE rewind_meta SET value = ? WHERE key = 'base_seq'", arguments: [base])
@@ -307,6 +334,24 @@ extension RewindDatabase {
     progress(3, 3)
     return CompactionReport(
       baseSeq: result.base, entriesRemoved: result.removed, bytesBefore: bytesBefore, bytesAfter: fileSize())
+  }
+
+  /// The latest seq compaction keeping `keep` entries may fold history into, or `nil` when
+  /// that is not past the current base.
+  private static func compactionBase(keep: Int, _ history: HistoryLog, _ db: Database) throws -> Int64? {
+    // Redo reverts each undone step's latest application (or reapplies its own entries):
+    // those entries must stay.
+    // (Steps from before a barrier migration can never be redone: they need nothing.)
+    let redoNeeds = try db.checkedInteger(
+      "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1 AND id >= ?",
+      arguments: [history.tables.appSchema.lastBarrier], what: "undo_steps.applied_from")
+    let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
+    let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
+    var base = min(
+      requested.overflow ? .min : requested.partialValue, beforeRedo.overflow ? .min : beforeRedo.partialValue)
+    // A base partway through the file's creation would hold half its initial state: keep it.
+    if let end = history.initializedThrough, base > 0, base < end { base = 0 }
+    return base > history.baseSeq ? base : nil
   }
 
   private func fileSize() -> Int64 {

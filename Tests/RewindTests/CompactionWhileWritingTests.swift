@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+
+/// Compaction reads the base's rows and stores them in parts before it takes the write lock,
+/// so an app writing to the file meanwhile waits only for the removal of the old entries. What
+/// happens between the read and the write must leave the same history as a compaction that
+/// held the lock throughout.
+@MainActor
+@Suite struct CompactionWhileWritingTests {
+  let directory: TemporaryDirectory
+  let path: String
+  let store: JournalStore
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("journal.sqlite")
+    store = try JournalStore.journal(path: path)
+    for index in 0..<60 { try store.send(.add(title: "Entry \(index) with a title long enough to fill parts")) }
+  }
+
+  /// Parts no snapshot names.
+  func orphanParts() throws -> Int {
+    try DatabaseQueue(path: path).read { db in
+      try Int.fetchOne(
+        db,
+        sql: """
+          SELECT count(*) FROM snapshot_parts \
+          WHERE part_set NOT IN (SELECT part_set FROM snapshots WHERE part_set IS NOT NULL)
+          """) ?? 0
+    }
+  }
+
+  func baseSnapshot(_ database: RewindDatabase) throws -> (seq: Int64, text: String, inParts: Bool) {
+    try database.read { db, _ in
+      let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM snapshots WHERE kind = 'base'"))
+      return (row["seq"], try HistoryLog.snapshotText(row, db), row["part_set"] != nil)
+    }
+  }
+
+  @Test func entriesAppendedMeanwhileAreKeptAndTheBaseReadIsStored() throws {
+    let database = try RewindDatabase(path: path)
+    let base = store.lastSeq - 5
+    let image = try database.read { db, history in try history.rows(at: base, db).json() }
+    let report = try database.compact(keep: 5, partBytes: 300) {
+      for index in 0..<15 { try store.send(.type(id: Int64(index % 4 + 1), text: "x")) }
+    }
+    #expect(report.baseSeq == base)
+    let stored = try baseSnapshot(database)
+    #expect(stored.seq == base)
+    #expect(stored.inParts)
+    #expect(stored.text == image)
+    #expect(try database.verify().problems == [])
+    #expect(try orphanParts() == 0)
+    // The store follows the compaction at its next write, and its history still undoes.
+    try store.send(.add(title: "After"))
+    for _ in 0..<10 { #expect(try store.undo() != nil) }
+    #expect(try fileState(path) == store.state)
+  }
+
+  @Test func undoesMeanwhileKeepWhatTheirRedoNeeds() throws {
+    let database = try RewindDatabase(path: path)
+    let last = store.lastSeq
+    let report = try database.compact(keep: 5, partBytes: 300) {
+      for _ in 0..<20 { _ = try store.undo() }
+    }
+    // Redo reverts the undo entries, all after the base read.
+    #expect(report.baseSeq == last - 5)
+    #expect(try database.verify().problems == [])
+    #expect(try orphanParts() == 0)
+    for _ in 0..<20 { #expect(try store.redo() != nil) }
+    #expect(store.state.entries.count == 60)
+    #expect(try fileState(path) == store.state)
+  }
+
+  @Test func partsRemovedMeanwhileAreReadAgainUnderTheLock() throws {
+    let database = try RewindDatabase(path: path)
+    let base = store.lastSeq - 5
+    let image = try database.read { db, history in try history.rows(at: base, db).json() }
+    let report = try database.compact(keep: 5, partBytes: 300) {
+      try DatabaseQueue(path: path).write { db in try db.execute(sql: "DELETE FROM snapshot_parts WHERE part = 1") }
+    }
+    #expect(report.baseSeq == base)
+    let stored = try baseSnapshot(database)
+    #expect(!stored.inParts)
+    #expect(stored.text == image)
+    #expect(try database.verify().problems == [])
+    #expect(try orphanParts() == 0)
+  }
+
+  @Test func anotherCompactionMeanwhileLeavesNothingToDo() throws {
+    let database = try RewindDatabase(path: path)
+    let report = try database.compact(keep: 5, partBytes: 300) {
+      _ = try RewindDatabase(path: path).compact(keep: 0)
+    }
+    #expect(report.entriesRemoved == 0)
+    #expect(try database.verify().problems == [])
+    #expect(try orphanParts() == 0)
+    #expect(try fileState(path) == store.state)
+  }
+}
