@@ -37,7 +37,6 @@ struct RowWriter {
     for index in changes.indices {
       let change = changes[direction == .forward ? index : changes.count - 1 - index]
       let (number, arguments) = try prepare(change, direction)
-      if prepared.count < texts.count { prepared += Array(repeating: nil, count: texts.count - prepared.count) }
       let statement: Statement
       if let cached = prepared[number] {
         statement = cached
@@ -69,8 +68,8 @@ struct RowWriter {
         delete = cached
       } else {
         let keyColumns = change.key.keys.sorted()
-        delete = Delete(keyColumns: keyColumns, number: texts.count)
-        texts.append(Self.deleteSQL(table: change.table, keyColumns: keyColumns))
+        delete = Delete(
+          keyColumns: keyColumns, number: add(Self.deleteSQL(table: change.table, keyColumns: keyColumns)))
         deletes[change.table, default: []].append(delete)
       }
       return (delete.number, delete.keyColumns.map { change.key[$0]! })
@@ -82,8 +81,9 @@ struct RowWriter {
       upsert = cached
     } else {
       let (columns, keyColumns) = (row.keys.sorted(), change.key.keys.sorted())
-      upsert = Upsert(columns: columns, keyColumns: keyColumns, number: texts.count)
-      texts.append(Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns))
+      upsert = Upsert(
+        columns: columns, keyColumns: keyColumns,
+        number: add(Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns)))
       upserts[change.table, default: []].append(upsert)
     }
     let arguments = try upsert.columns.map { column in
@@ -92,6 +92,14 @@ struct RowWriter {
       return value
     }
     return (upsert.number, arguments)
+  }
+
+  /// Numbers a new statement. (`texts` and `prepared` are values: a copy of the writer, kept
+  /// to put back after a failed transaction, numbers its statements apart from the original.)
+  private mutating func add(_ sql: String) -> Int {
+    texts.append(sql)
+    prepared.append(nil)
+    return texts.count - 1
   }
 
   /// Whether `row`'s columns are `columns`, in any order. - Complexity: O(columns), no sort.
