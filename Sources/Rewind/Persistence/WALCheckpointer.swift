@@ -131,12 +131,13 @@ final class WALCheckpointer: @unchecked Sendable {
   /// Checkpoints until no commit asked for another pass meanwhile.
   private func runPasses() {
     while true {
-      let remaining = try? pass()
+      let walPages = try? pass()
       let again = lock.withLock { () -> Bool in
-        passFailed = remaining == nil
-        if let remaining {
+        passFailed = walPages == nil
+        if let walPages {
           counts.background += 1
-          if remaining >= marksValue.restartPages { restartWanted = true }
+          // A WAL this large has not started over for a while: writers never let it.
+          if walPages >= marksValue.restartPages { restartWanted = true }
         }
         // Once the store's next commit is to finish, another pass would only keep it waiting.
         let again = requestedAgain && !restartWanted && !stopped && !paused
@@ -155,7 +156,8 @@ final class WALCheckpointer: @unchecked Sendable {
   }
   private var failingPasses = false
 
-  /// One passive checkpoint on the worker's connection. Returns the pages the WAL holds.
+  /// One passive checkpoint on the worker's connection. Returns the pages the WAL holds (all
+  /// it ever held since it last started over, copied or not).
   private func pass() throws -> Int32 {
     if injectedPassFailure { throw RewindError(.fileNotFound, "injected failure") }
     if connection == nil {
