@@ -125,6 +125,71 @@ import Testing
     #expect(checkpointer.checkpoints == .init(background: resumed.background + 1, inline: 0))
   }
 
+  /// A pass that copied a WAL past the restart mark while nothing was committed leaves a WAL
+  /// that starts over by itself at the next commit: no commit may then still "finish" it (a
+  /// stale request, found in review, made a commit a thousand pages later checkpoint them all).
+  @Test func aPassThatCopiedTheWholeWALLeavesNoCheckpointForALaterCommit() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 1_000_000))
+    let checkpointer = store.repository.checkpointer!
+    // One commit of some 150 pages: past both marks at once.
+    try store.send(.add(title: String(repeating: "x", count: 200_000)))
+    checkpointer.wait()
+    #expect(checkpointer.checkpoints.inline == 0)
+    for index in 0..<100 {
+      try store.send(.add(title: "Entry \(index)"))
+      checkpointer.wait()
+    }
+    #expect(checkpointer.checkpoints.inline == 0, "a commit checkpointed the whole WAL on the sending thread")
+    #expect(try fileState(path) == store.state)
+  }
+
+  /// A request to finish a pass does not survive a snapshot's read: the WAL grows meanwhile,
+  /// and a pass copies what it gained, not the first commit after (found in review).
+  @Test func aCommitAfterAPauseLeavesTheGrownWALToAPass() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 1_000_000))
+    let checkpointer = store.repository.checkpointer!
+    try store.send(.add(title: "First"))
+    let reader = try DatabaseQueue(path: path)
+    try reader.read { db in
+      _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log")
+      try store.send(.add(title: String(repeating: "x", count: 200_000)))
+      checkpointer.wait()
+    }
+    #expect(checkpointer.checkpoints.inline == 0)
+    let connection = store.repository.database.writeWithoutTransaction { $0.sqliteConnection! }
+    checkpointer.isPaused = true  // a snapshot is read
+    checkpointer.committed(on: connection, pages: 5_000)
+    checkpointer.isPaused = false  // it is done
+    checkpointer.committed(on: connection, pages: 5_000)
+    checkpointer.wait()
+    #expect(checkpointer.checkpoints.inline == 0, "5,000 pages checkpointed in a commit")
+  }
+
+  /// A pass that does not start (the global queues busy with an app's own work, or a sync
+  /// that takes seconds) must not let the WAL grow without bound (found in review): once the
+  /// WAL has doubled since the pass was asked for, and is past the inline mark, commits
+  /// checkpoint themselves.
+  @Test func aPassHeldBackLetsCommitsBoundTheWAL() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 60))
+    let checkpointer = store.repository.checkpointer!
+    try store.send(.add(title: "First"))
+    checkpointer.wait()
+    let release = DispatchSemaphore(value: 0)
+    checkpointer.injectedPassDelay = { release.wait() }
+    var largest = 0
+    for index in 0..<400 {
+      try store.send(.add(title: "Entry \(index) " + String(repeating: "w", count: 500)))
+      largest = max(largest, walPages())
+    }
+    release.signal()
+    checkpointer.injectedPassDelay = nil
+    checkpointer.wait()
+    // Some 500 pages were committed while the pass waited.
+    #expect(largest < 200, "the WAL grew to \(largest) pages past an inline mark of 60")
+    #expect(checkpointer.checkpoints.inline > 0)
+    #expect(try fileState(path) == store.state)
+  }
+
   @Test func aReleasedStoreLeavesTheFileWholeWithNoWAL() throws {
     var store: JournalStore? = try store(
       marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 1_000_000))

@@ -73,8 +73,11 @@ final class Repository<State: PersistentState> {
       // grows only as pages are used, so a larger ceiling costs a small database nothing.
       try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
-    worker = path.flatMap { readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration) }
-    checkpointer = path.flatMap { readOnly ? nil : WALCheckpointer(path: $0, configuration: configuration) }
+    // The workers open the file again later, from other threads: by its absolute path, which
+    // a change of the working directory meanwhile does not point at another file.
+    let absolutePath = path.map { URL(fileURLWithPath: $0).path }
+    worker = absolutePath.flatMap { readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration) }
+    checkpointer = absolutePath.flatMap { readOnly ? nil : WALCheckpointer(path: $0, configuration: configuration) }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)

@@ -18,8 +18,9 @@ import GRDBSQLite
 ///   WAL past `marks.restartPages`, the store's next commit checkpoints the few pages written
 ///   since, itself, so that the commit after it starts the WAL over. That costs a fraction of
 ///   SQLite's own checkpoint, and only once per several of them.
-/// - If a pass fails (the worker cannot open the file, say), commits past `marks.inlinePages`
-///   checkpoint themselves: the WAL stays bounded, as with SQLite's own.
+/// - If passes fail (the worker cannot open the file, say), or fall behind (a pass not started
+///   while the WAL doubled: the global queues busy, a slow sync), commits past
+///   `marks.inlinePages` checkpoint themselves: the WAL stays bounded, as with SQLite's own.
 ///
 /// While the store's snapshot is being read, its read transaction keeps the WAL from starting
 /// over, and any checkpoint would copy and sync in vain: the store pauses the checkpointer
@@ -31,7 +32,7 @@ final class WALCheckpointer: @unchecked Sendable {
     var backgroundPages: Int32 = 1_000
     /// A pass that leaves the WAL past it asks the store's next commit to finish.
     var restartPages: Int32 = 4_000
-    /// A commit past it checkpoints itself when the last pass failed.
+    /// A commit past it checkpoints itself when passes fail or fall behind.
     var inlinePages: Int32 = 16_000
   }
 
@@ -46,6 +47,11 @@ final class WALCheckpointer: @unchecked Sendable {
   private var requestedAgain = false
   /// A pass left the WAL past `marks.restartPages`: the store's next commit finishes it.
   private var restartWanted = false
+  /// The WAL's size when the pass that set `restartWanted` ended: a smaller one has started
+  /// over since, and there is nothing left to finish.
+  private var restartLog: Int32 = 0
+  /// The WAL's size when the pass under way was asked for.
+  private var passRequestedAt: Int32 = 0
   /// The last pass failed (the file could not be opened, say): the store's commits
   /// checkpoint themselves past `marks.inlinePages`.
   private var passFailed = false
@@ -99,8 +105,16 @@ final class WALCheckpointer: @unchecked Sendable {
   func committed(on connection: OpaquePointer, pages: Int32) {
     enum Action { case none, background, inline }
     let action = lock.withLock { () -> Action in
+      // A request to finish is dropped once the WAL has started over, and by a snapshot's
+      // read: the WAL grows meanwhile, and a pass (not a commit) copies what it gained.
+      if restartWanted, paused || pages < restartLog { restartWanted = false }
       if paused || stopped || pages < marksValue.backgroundPages { return .none }
-      if (restartWanted && !running) || (passFailed && pages >= marksValue.inlinePages) {
+      // A pass that has not kept up: it failed, or the WAL doubled since it was asked for. (A
+      // pass under way meanwhile holds the checkpoint lock: the commit's then fails at once,
+      // losing nothing.)
+      let behind =
+        pages >= marksValue.inlinePages && (passFailed || (running && pages >= 2 * passRequestedAt))
+      if (restartWanted && !running) || behind {
         restartWanted = false
         return .inline
       }
@@ -108,7 +122,7 @@ final class WALCheckpointer: @unchecked Sendable {
         requestedAgain = true
         return .none
       }
-      running = true
+      (running, passRequestedAt) = (true, pages)
       return .background
     }
     switch action {
@@ -137,12 +151,12 @@ final class WALCheckpointer: @unchecked Sendable {
         if let walPages {
           counts.background += 1
           // A WAL this large has not started over for a while: writers never let it.
-          if walPages >= marksValue.restartPages { restartWanted = true }
+          if walPages >= marksValue.restartPages { (restartWanted, restartLog) = (true, walPages) }
         }
         // Once the store's next commit is to finish, another pass would only keep it waiting.
         let again = requestedAgain && !restartWanted && !stopped && !paused
         requestedAgain = false
-        if !again { running = false }
+        if again { passRequestedAt = walPages ?? passRequestedAt } else { running = false }
         return again
       }
       guard again else { return }
@@ -156,9 +170,18 @@ final class WALCheckpointer: @unchecked Sendable {
   }
   private var failingPasses = false
 
+  /// Run by each pass before it starts, on the worker's thread: tests hold passes back with it,
+  /// as busy global queues or a slow sync would.
+  var injectedPassDelay: (@Sendable () -> Void)? {
+    get { lock.withLock { passDelay } }
+    set { lock.withLock { passDelay = newValue } }
+  }
+  private var passDelay: (@Sendable () -> Void)?
+
   /// One passive checkpoint on the worker's connection. Returns the pages the WAL holds (all
   /// it ever held since it last started over, copied or not).
   private func pass() throws -> Int32 {
+    injectedPassDelay?()
     if injectedPassFailure { throw RewindError(.fileNotFound, "injected failure") }
     if connection == nil {
       // A file gone since (moved, or its folder removed) is not created again, empty.
