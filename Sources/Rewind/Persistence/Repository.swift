@@ -210,16 +210,17 @@ final class Repository<State: PersistentState> {
     }
   }
 
-  /// Pauses the checkpointer while the worker reads a snapshot, and resumes it after (see
-  /// ``WALCheckpointer``). Its long read transaction keeps the WAL from starting over, so a
-  /// checkpoint would copy and sync the file in vain.
+  /// Pauses the checkpointer while the worker reads a snapshot (see ``WALCheckpointer``): its
+  /// long read transaction keeps the WAL from starting over, so a checkpoint would copy and
+  /// sync the file in vain. Checkpoints resume once the read is done, while its parts are
+  /// written: a worker waiting for the write lock between sends must not hold them off.
   private func pauseCheckpointsWhileSnapshotting(_ db: Database) {
     guard let checkpointer else { return }
     if !checkpointerInstalled {
       checkpointer.install(on: db)
       checkpointerInstalled = true
     }
-    checkpointer.isPaused = worker?.isRunning ?? false
+    checkpointer.isPaused = worker?.isReading ?? false
   }
 
   /// Throws ``RewindError/Code/newerAppSchema`` once a newer version of the app migrated the

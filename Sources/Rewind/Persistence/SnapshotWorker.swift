@@ -20,6 +20,9 @@ final class SnapshotWorker: @unchecked Sendable {
   private let lock = NSLock()
   private let group = DispatchGroup()
   private var snapshotRunning = false
+  /// Whether the snapshot under way is in its read transaction, which keeps the WAL from
+  /// starting over (its parts are written after).
+  private var snapshotReading = false
   /// Set once the store is released: the snapshot under way stops at its next step.
   private var stopped = false
   /// The seq of the last snapshot this worker stored: the store's own position learns it only
@@ -45,6 +48,9 @@ final class SnapshotWorker: @unchecked Sendable {
 
   /// Whether a snapshot is under way.
   var isRunning: Bool { lock.withLock { snapshotRunning } }
+
+  /// Whether a snapshot is being read: checkpoints then copy and sync in vain.
+  var isReading: Bool { lock.withLock { snapshotReading } }
 
   /// The seq of the latest snapshot the worker stored, or 0.
   var latestSnapshotSeq: Int64 { lock.withLock { lastTakenSeq } }
@@ -95,13 +101,17 @@ final class SnapshotWorker: @unchecked Sendable {
   /// take.
   private func takeSnapshot(partBytes: Int, stopping: () -> Bool) throws -> Int64? {
     let queue = try open()
-    let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
-      let history = try HistoryLog(db)
-      let seq = try history.fileLastSeq(db)
-      guard seq > history.lastSnapshotSeq else { return nil }
-      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
+    func read() throws -> HistoryLog.EncodedSnapshot? {
+      lock.withLock { snapshotReading = true }
+      defer { lock.withLock { snapshotReading = false } }
+      return try queue.read { db -> HistoryLog.EncodedSnapshot? in
+        let history = try HistoryLog(db)
+        let seq = try history.fileLastSeq(db)
+        guard seq > history.lastSnapshotSeq else { return nil }
+        return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
+      }
     }
-    guard let snapshot else { return nil }
+    guard let snapshot = try read() else { return nil }
     return try Self.store(snapshot, in: queue, partBytes: partBytes, stopping: stopping)
   }
 
