@@ -15,16 +15,17 @@ import GRDBSQLite
 ///   goes on writing.
 /// - A passive checkpoint cannot start the WAL over while a writer keeps adding to it, so
 ///   under a steady stream of sends the WAL would grow without bound. Once a pass leaves the
-///   WAL past `marks.restartPages`, the store's next commit checkpoints the few pages written
-///   since, itself, so that the commit after it starts the WAL over. That costs a fraction of
-///   SQLite's own checkpoint, and only once per several of them.
+///   WAL past `marks.restartPages`, the store's next commit checkpoints the pages written
+///   since the pass began, itself, so that the commit after it starts the WAL over. That costs
+///   a fraction of SQLite's own checkpoint (tens to a few hundred pages), and only once per
+///   several passes.
 /// - If passes fail (the worker cannot open the file, say), or fall behind (a pass not started
 ///   while the WAL doubled: the global queues busy, a slow sync), commits past
 ///   `marks.inlinePages` checkpoint themselves: the WAL stays bounded, as with SQLite's own.
 ///
 /// While the store's snapshot is being read, its read transaction keeps the WAL from starting
 /// over, and any checkpoint would copy and sync in vain: the store pauses the checkpointer
-/// (``isPaused``) for that time, as it paused SQLite's.
+/// (``isPaused``) for that read, not while the snapshot's parts are written.
 final class WALCheckpointer: @unchecked Sendable {
   /// The WAL sizes, in pages, at which checkpoints run.
   struct Marks: Sendable {
