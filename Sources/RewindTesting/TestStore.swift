@@ -63,6 +63,19 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
   /// The current state.
   public var state: State { store.state }
 
+  /// Polls `waiting` until it is false or this loop has itself waited `timeout`. Each poll counts
+  /// at most 10 ms however long it took to come back: the rest is time the main actor spent on
+  /// other work, which kept the effects' actions from arriving too.
+  private func wait(atMost timeout: Duration, while waiting: () -> Bool) async throws {
+    let clock = ContinuousClock()
+    var waited = Duration.zero
+    while waiting(), waited < timeout {
+      let start = clock.now
+      try await Task.sleep(for: .milliseconds(2))
+      waited += min(clock.now - start, .milliseconds(10))
+    }
+  }
+
   /// The dependencies the reducer, and the effects it starts, read: set one between sends to
   /// change what the next actions read (`store.dependencies.date = .constant(later)`).
   /// Effects already running keep the values they started with.
@@ -100,7 +113,7 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
   ///
   /// It waits as long as effects are running (on a busy machine that can be a while), and
   /// fails at once when none is left to send anything. `timeout` only guards against an
-  /// effect that never ends.
+  /// effect that never ends; it counts this wait's own time (see ``finish(timeout:fileID:filePath:line:column:)``).
   public func receive(
     _ action: Action,
     timeout: Duration = .seconds(60),
@@ -109,11 +122,7 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     line: UInt = #line, column: UInt = #column
   ) async throws {
     let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while received.isEmpty, store.hasRunningEffects, clock.now < deadline {
-      try await Task.sleep(for: .milliseconds(2))
-    }
+    try await wait(atMost: timeout) { received.isEmpty && store.hasRunningEffects }
     guard !received.isEmpty else {
       location.report(
         store.hasRunningEffects
@@ -138,17 +147,17 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
 
   /// Waits for running effects to finish, then fails if any is still running after `timeout`
   /// (a guard against effects that never end) or any action they sent was not received.
+  ///
+  /// The timeout counts this wait's own time: time the main actor spent on other work
+  /// meanwhile (another test's long synchronous body, on a busy machine) does not count, as
+  /// the effects' actions wait for the main actor too.
   public func finish(
     timeout: Duration = .seconds(60),
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {
     let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while store.hasRunningEffects, clock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(2))
-    }
+    try? await wait(atMost: timeout) { store.hasRunningEffects }
     if store.hasRunningEffects {
       location.report("An effect was still running after \(timeout).")
     }

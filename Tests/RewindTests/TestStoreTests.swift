@@ -202,6 +202,19 @@ struct TestStoreTests {
         """)
   }
 
+  /// The wait for an effect's action counts its own time, not time the main actor spent on
+  /// other work: under a long synchronous test beside it on a busy machine, `finish` reported
+  /// an import's effect as "still running after 60.0 seconds" (seen twice in full runs).
+  @Test func timeTheMainActorSpentElsewhereDoesNotCountAgainstTheTimeout() async throws {
+    let store = try TestStore(initialState: JournalState(), reducer: SlowEffectReducer())
+    try await store.send(.search("go")) { $0.view.search = "go" }
+    // The main actor is kept busy past the timeout while the effect finishes: its action
+    // arrives behind the wait's own wake-up, which must not find the time spent.
+    Task { @MainActor in usleep(400_000) }
+    try await store.receive(.scroll(1), timeout: .milliseconds(200)) { $0.view.scroll = 1 }
+    await store.finish()
+  }
+
   @Test func anEffectActionThatIsNotReceivedFails() async throws {
     let (directory, path) = try importFile(#"[{"title": "Milk"}]"#)
     _ = directory
@@ -275,5 +288,17 @@ struct TestStoreArticleTests {
       encoding: .utf8)
     #expect(!message.isEmpty)
     #expect(article.contains("```\n\(message)\n```"), "the article should show:\n\(message)")
+  }
+}
+
+/// The journal's reducer, with an effect that sends `.scroll(1)` 100 ms after `.search`.
+struct SlowEffectReducer: Reducer {
+  func reduce(into state: inout JournalState, action: JournalAction) -> Effect<JournalAction> {
+    _ = JournalReducer().reduce(into: &state, action: action)
+    guard case .search = action else { return .none }
+    return .run { send in
+      try await Task.sleep(for: .milliseconds(100))
+      try await send(.scroll(1))
+    }
   }
 }
