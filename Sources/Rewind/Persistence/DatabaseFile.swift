@@ -15,6 +15,15 @@ enum DatabaseFile {
 
   static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
+  /// A second connection to a store's file, for its background workers. A file gone since
+  /// (moved, or its folder removed once the store was done) is not created again, empty.
+  static func reopen(path: String, configuration: Configuration) throws -> DatabaseQueue {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw RewindError(.fileNotFound, "\(path) does not exist any more")
+    }
+    return try DatabaseQueue(path: path, configuration: configuration)
+  }
+
   /// Opens the database at `path`, creating it (readable by its owner only) if absent.
   ///
   /// Nothing is written to an existing file until it is known to be a Rewind database of a

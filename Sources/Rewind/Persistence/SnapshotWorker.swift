@@ -87,20 +87,11 @@ final class SnapshotWorker: @unchecked Sendable {
     group.wait()
   }
 
-  /// A connection to the store's file. A file gone since (moved, or its folder removed once the
-  /// store was done) is not created again, empty, by the worker.
-  private func open() throws -> DatabaseQueue {
-    guard FileManager.default.fileExists(atPath: path) else {
-      throw RewindError(.fileNotFound, "\(path) does not exist any more")
-    }
-    return try DatabaseQueue(path: path, configuration: configuration)
-  }
-
   /// Reads and encodes the state in a read transaction, then stores it (see
   /// ``store(_:in:partBytes:)``). Returns the seq it holds, or `nil` when there was nothing to
   /// take.
   private func takeSnapshot(partBytes: Int, stopping: () -> Bool) throws -> Int64? {
-    let queue = try open()
+    let queue = try DatabaseFile.reopen(path: path, configuration: configuration)
     func read() throws -> HistoryLog.EncodedSnapshot? {
       lock.withLock { snapshotReading = true }
       defer { lock.withLock { snapshotReading = false } }

@@ -184,13 +184,7 @@ final class WALCheckpointer: @unchecked Sendable {
   private func pass() throws -> Int32 {
     injectedPassDelay?()
     if injectedPassFailure { throw RewindError(.fileNotFound, "injected failure") }
-    if connection == nil {
-      // A file gone since (moved, or its folder removed) is not created again, empty.
-      guard FileManager.default.fileExists(atPath: path) else {
-        throw RewindError(.fileNotFound, "\(path) does not exist any more")
-      }
-      connection = try DatabaseQueue(path: path, configuration: configuration)
-    }
+    if connection == nil { connection = try DatabaseFile.reopen(path: path, configuration: configuration) }
     return try connection!.writeWithoutTransaction { db in
       var pages: Int32 = 0
       let code = sqlite3_wal_checkpoint_v2(db.sqliteConnection, nil, SQLITE_CHECKPOINT_PASSIVE, &pages, nil)
