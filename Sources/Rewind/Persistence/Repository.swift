@@ -195,7 +195,7 @@ final class Repository<State: PersistentState> {
     var synced = history
     do {
       return try database.writeWithoutTransaction { db in
-        pauseCheckpointsWhileSnapshotting(db)
+        prepareCheckpoints(db)
         return try db.inImmediateTransaction(statements: history.statements) {
           let sync = try history.sync(db)
           try checkAppSchema(history)
@@ -210,11 +210,12 @@ final class Repository<State: PersistentState> {
     }
   }
 
-  /// Pauses the checkpointer while the worker reads a snapshot (see ``WALCheckpointer``): its
-  /// long read transaction keeps the WAL from starting over, so a checkpoint would copy and
-  /// sync the file in vain. Checkpoints resume once the read is done, while its parts are
-  /// written: a worker waiting for the write lock between sends must not hold them off.
-  private func pauseCheckpointsWhileSnapshotting(_ db: Database) {
+  /// Puts the checkpointer's hook on the connection at the first write, and pauses the
+  /// checkpointer while the worker reads a snapshot (see ``WALCheckpointer``): its long read
+  /// transaction keeps the WAL from starting over, so a checkpoint would copy and sync the
+  /// file in vain. Checkpoints resume once the read is done, while its parts are written: a
+  /// worker waiting for the write lock between sends must not hold them off.
+  private func prepareCheckpoints(_ db: Database) {
     guard let checkpointer else { return }
     if !checkpointerInstalled {
       checkpointer.install(on: db)
