@@ -66,11 +66,16 @@ import Testing
     let report = try database.compact(keep: 5, partBytes: 300) {
       for _ in 0..<20 { _ = try store.undo() }
     }
-    // Redo reverts the undo entries, all after the base read.
-    #expect(report.baseSeq == last - 5)
+    // Redo reverts the undo entries and names the steps from their own entries: the base
+    // read (last - 5) would fold those of the 20 steps undone meanwhile, so it moves to before
+    // the first of them, read again under the lock.
+    #expect(report.baseSeq == last - 20)
     #expect(try database.verify().problems == [])
     #expect(try orphanParts() == 0)
-    for _ in 0..<20 { #expect(try store.redo() != nil) }
+    for _ in 0..<20 {
+      let seq = try #require(try store.redo())
+      #expect(try store.step(movedBy: seq)?.actions == ["add"])
+    }
     #expect(store.state.entries.count == 60)
     #expect(try fileState(path) == store.state)
   }

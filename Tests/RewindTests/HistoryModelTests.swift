@@ -253,6 +253,11 @@ struct ModelRun {
     }
     #expect(real.0.undo.map(\.id) == model.stacks.undo, "\(step): undo stack")
     #expect(real.0.redo.map(\.id) == model.stacks.redo, "\(step): redo stack")
+    // Each step still lists its own entries (compaction keeps those of steps redo may reapply).
+    for listed in real.0.undo + real.0.redo {
+      #expect(listed.seqs == model.seqs(ofStep: listed.id), "\(step): entries of step \(listed.id)")
+      #expect(!listed.seqs.isEmpty, "\(step): step \(listed.id) lists no entries")
+    }
     #expect(real.1 == model.lastSeq, "\(step): last seq")
     let report = try RewindDatabase(path: path, readOnly: true).verify()
     #expect(report.problems == [], "\(step): verify")

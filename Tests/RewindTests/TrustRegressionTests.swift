@@ -159,6 +159,22 @@ struct TrustRegressionTests {
     #expect(try verify() == [])
   }
 
+  @Test func compactingAfterUndosKeepsTheRedoneStepsDescribed() throws {
+    let store = try JournalStore.journal(path: path)
+    for index in 0..<6 { try store.send(.add(title: "n\(index)")) }
+    let undos = [try #require(try store.undo()), try #require(try store.undo())]
+    let undone = try undos.map { try #require(try store.step(movedBy: $0)) }
+    // Keeping one entry would fold the undone steps' own entries: their redo would still
+    // work, from the undo entries, but could no longer say what it reapplies.
+    _ = try RewindDatabase(path: path).compact(keep: 1)
+    let reopened = try JournalStore.journal(path: path)
+    let redos = [try #require(try reopened.redo()), try #require(try reopened.redo())]
+    let redone = try redos.map { try reopened.step(movedBy: $0) }
+    #expect(redone == [undone[1], undone[0]])
+    #expect(undone.allSatisfy { $0.actions == ["add"] && $0.seqs.count == 1 })
+    #expect(try verify() == [])
+  }
+
   @Test func aRunningStoreNoticesACompaction() throws {
     let store = try JournalStore.journal(path: path)
     for index in 0..<4 { try store.send(.add(title: "n\(index)")) }

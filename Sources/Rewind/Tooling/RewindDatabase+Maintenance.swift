@@ -248,7 +248,8 @@ extension RewindDatabase {
   /// Compaction is itself a `compact` log entry, so seqs keep growing (the next entry never
   /// reuses a removed seq) and every store on the file notices it before its next write. It
   /// never cuts into what redo needs: when the redo stack reaches further back than `keep`, the
-  /// base stays before it. Jumps and restores to a seq before the base are refused.
+  /// base stays before its oldest step, whose entries say what redo reapplies. Jumps and
+  /// restores to a seq before the base are refused.
   ///
   /// An app may go on writing to the file meanwhile: the base's rows are read in a read
   /// transaction and stored in parts, each in a short transaction of its own, and only the
@@ -339,12 +340,13 @@ extension RewindDatabase {
   /// The latest seq compaction keeping `keep` entries may fold history into, or `nil` when
   /// that is not past the current base.
   private static func compactionBase(keep: Int, _ history: HistoryLog, _ db: Database) throws -> Int64? {
-    // Redo reverts each undone step's latest application (or reapplies its own entries):
-    // those entries must stay.
+    // Redo reverts each undone step's latest application (or reapplies its own entries), and
+    // says what it reapplies from the step's own entries: those entries, the first of them at
+    // the step's id (before any application), must stay.
     // (Steps from before a barrier migration can never be redone: they need nothing.)
     let redoNeeds = try db.checkedInteger(
-      "SELECT min(coalesce(applied_from, id)) FROM undo_steps WHERE undone = 1 AND id >= ?",
-      arguments: [history.tables.appSchema.lastBarrier], what: "undo_steps.applied_from")
+      "SELECT min(id) FROM undo_steps WHERE undone = 1 AND id >= ?",
+      arguments: [history.tables.appSchema.lastBarrier], what: "undo_steps.id")
     let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
     let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
     var base = min(

@@ -460,7 +460,7 @@ struct HistoryModel {
   }
 
   mutating func compact(keep: Int) -> Outcome {
-    let redoNeeds = steps.values.filter(\.undone).map { $0.applied?.lowerBound ?? $0.id }.min()
+    let redoNeeds = steps.values.filter(\.undone).map(\.id).min()
     let base = min(lastSeq - Int64(keep), (redoNeeds ?? .max) - 1)
     guard base > baseSeq else { return .unchanged }
     log.removeAll { $0.seq <= base }
@@ -469,6 +469,9 @@ struct HistoryModel {
     baseSeq = base
     return .logged(append(kind: "compact", changes: [], undo: .none))
   }
+
+  /// The seqs of the entries of step `id`, in order: what its description lists.
+  func seqs(ofStep id: Int64) -> [Int64] { log.filter { $0.step == id }.map(\.seq) }
 
   /// The undo stack (next first) and the redo stack (next first), as step ids.
   var stacks: (undo: [Int64], redo: [Int64]) {
