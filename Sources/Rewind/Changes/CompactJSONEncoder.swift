@@ -39,23 +39,22 @@ enum CompactJSONEncoder {
       case empty
       case literal(String)  // null, true, false, or a number, as written
       case string(String)
-      case array([Node])
+      case array([Child])
       /// Members in the order they were encoded; a key set again replaces its value. Coding
       /// keys are few per object, so a search beats hashing.
-      case object([(key: String, value: Node)])
+      case object([(key: String, value: Child)])
     }
     var kind = Kind.empty
 
     func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws {
-      switch value {
-      case let data as Data: kind = .string(data.base64EncodedString())
-      case let url as URL: kind = .string(url.absoluteString)
-      case let decimal as Decimal: kind = .literal(decimal.description)
-      default: try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
+      if let leaf = Child.leaf(value) {
+        kind = leaf.kind
+      } else {
+        try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
       }
     }
 
-    func set(_ key: String, _ child: Node) {
+    func set(_ key: String, _ child: Child) {
       guard case .object(var members) = kind else {
         kind = .object([(key, child)])
         return
@@ -69,7 +68,7 @@ enum CompactJSONEncoder {
       kind = .object(members)
     }
 
-    func append(_ child: Node) {
+    func append(_ child: Child) {
       guard case .array(var items) = kind else {
         kind = .array([child])
         return
@@ -115,6 +114,54 @@ enum CompactJSONEncoder {
     }
   }
 
+  /// A member of an object or an item of an array: a scalar held inline (most members are
+  /// scalars, and a node per scalar would be an allocation each), or a node a container fills.
+  enum Child {
+    case literal(String)
+    case string(String)
+    case node(Node)
+
+    var kind: Node.Kind {
+      switch self {
+      case .literal(let text): .literal(text)
+      case .string(let string): .string(string)
+      case .node(let node): node.kind
+      }
+    }
+
+    /// The scalar `value` encodes as, for the types whose JSON is not their `Encodable` form
+    /// (`Data`, `URL`, `Decimal`, as `JSONEncoder` writes them) and for strings; `nil` for
+    /// the others. Checked by type, which costs less than a dynamic cast.
+    static func leaf<T: Encodable>(_ value: T) -> Child? {
+      if T.self == String.self { return .string(value as! String) }
+      if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
+      if T.self == URL.self { return .string((value as! URL).absoluteString) }
+      if T.self == Decimal.self { return .literal((value as! Decimal).description) }
+      return nil
+    }
+
+    /// A member that encodes `value`: inline when it is a scalar.
+    static func encoding<T: Encodable>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> Child {
+      if let leaf = leaf(value) { return leaf }
+      let node = Node()
+      try node.encode(value, codingPath: codingPath())
+      // A value that encoded one scalar (an enum with a raw value, a wrapper) is held inline.
+      switch node.kind {
+      case .literal(let text): return .literal(text)
+      case .string(let string): return .string(string)
+      default: return .node(node)
+      }
+    }
+
+    func write(to out: inout [UInt8]) {
+      switch self {
+      case .literal(let text): out.append(contentsOf: text.utf8)
+      case .string(let string): JSONText.appendString(string, to: &out)
+      case .node(let node): node.write(to: &out)
+      }
+    }
+  }
+
   struct NodeEncoder: Encoder {
     let node: Node
     var codingPath: [any CodingKey]
@@ -139,9 +186,7 @@ enum CompactJSONEncoder {
     let node: Node
     var codingPath: [any CodingKey]
 
-    private func child(_ key: Key, _ kind: Node.Kind) {
-      let child = Node()
-      child.kind = kind
+    private func child(_ key: Key, _ child: Child) {
       node.set(key.stringValue, child)
     }
 
@@ -165,22 +210,20 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { child(key, .literal(String(value))) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { child(key, .literal(String(value))) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-      let child = Node()
-      try child.encode(value, codingPath: codingPath + [key])
-      node.set(key.stringValue, child)
+      node.set(key.stringValue, try Child.encoding(value, codingPath: codingPath + [key]))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
       keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
       let child = Node()
-      node.set(key.stringValue, child)
+      node.set(key.stringValue, .node(child))
       return NodeEncoder(node: child, codingPath: codingPath + [key]).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
       let child = Node()
-      node.set(key.stringValue, child)
+      node.set(key.stringValue, .node(child))
       return NodeEncoder(node: child, codingPath: codingPath + [key]).unkeyedContainer()
     }
 
@@ -189,7 +232,7 @@ enum CompactJSONEncoder {
 
     private func superEncoder(named name: String) -> any Encoder {
       let child = Node()
-      node.set(name, child)
+      node.set(name, .node(child))
       return NodeEncoder(node: child, codingPath: codingPath)
     }
   }
@@ -202,9 +245,7 @@ enum CompactJSONEncoder {
       return 0
     }
 
-    private func child(_ kind: Node.Kind) {
-      let child = Node()
-      child.kind = kind
+    private func child(_ child: Child) {
       node.append(child)
     }
 
@@ -217,28 +258,26 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: Int64) throws { child(.literal(String(value))) }
     mutating func encode(_ value: UInt64) throws { child(.literal(String(value))) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-      let child = Node()
-      try child.encode(value, codingPath: codingPath)
-      node.append(child)
+      node.append(try Child.encoding(value, codingPath: codingPath))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
       NestedKey
     > {
       let child = Node()
-      node.append(child)
+      node.append(.node(child))
       return NodeEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
       let child = Node()
-      node.append(child)
+      node.append(.node(child))
       return NodeEncoder(node: child, codingPath: codingPath).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
       let child = Node()
-      node.append(child)
+      node.append(.node(child))
       return NodeEncoder(node: child, codingPath: codingPath)
     }
   }
