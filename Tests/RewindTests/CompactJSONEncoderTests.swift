@@ -112,6 +112,58 @@ struct CompactJSONEncoderTests {
     }
   }
 
+  /// A memo gives the members the encoder gives without one, over random changes of some
+  /// members at a time, and encodes again only the members that changed.
+  @Test(arguments: 0..<3) func aMemoReusesTheTextOfEqualMembersOnly(seed: UInt64) throws {
+    final class Counter: @unchecked Sendable { var encodes = 0 }
+    struct Counted: Encodable, Equatable {
+      var value: Int
+      let counter: Counter
+      func encode(to encoder: any Encoder) throws {
+        counter.encodes += 1
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      }
+      static func == (lhs: Self, rhs: Self) -> Bool { lhs.value == rhs.value }
+    }
+    struct Screen: Encodable, Equatable {
+      var tree: JSONValue
+      var optional: [String: Int]?
+      var modes: [Everything.Mode]
+      var counted: Counted
+      var title: String
+    }
+    var random = SplitMix64(seed: seed)
+    let counter = Counter()
+    func tree() -> JSONValue {
+      switch random.next() % 4 {
+      case 0: .integer(Int64(random.next() % 5))
+      case 1: .array([.string("s\(random.next() % 3)"), .null])
+      case 2: .object(["k\(random.next() % 3)": .bool(random.next() % 2 == 0)])
+      default: .real(Double(random.next() % 8) / 4)
+      }
+    }
+    var screen = Screen(
+      tree: .null, optional: nil, modes: [.plain], counted: Counted(value: 0, counter: counter), title: "t")
+    let memo = CompactJSONEncoder.MemberMemo()
+    _ = try CompactJSONEncoder.encodeMembers(screen, memo: memo)
+    #expect(counter.encodes == 1)
+    for _ in 0..<300 {
+      let countedBefore = screen.counted.value
+      if random.next() % 2 == 0 { screen.tree = tree() }
+      if random.next() % 3 == 0 { screen.optional = random.next() % 2 == 0 ? nil : ["a": Int(random.next() % 3)] }
+      if random.next() % 3 == 0 {
+        screen.modes = random.next() % 2 == 0 ? [] : [.labelled(name: "n\(random.next() % 2)", count: 1), .plain]
+      }
+      if random.next() % 4 == 0 { screen.counted.value = Int(random.next() % 3) }
+      if random.next() % 4 == 0 { screen.title = "t\(random.next() % 3)" }
+      let encodesBefore = counter.encodes
+      let remembered = try CompactJSONEncoder.encodeMembers(screen, memo: memo)
+      #expect(counter.encodes - encodesBefore == (screen.counted.value == countedBefore ? 0 : 1))
+      #expect(remembered == (try CompactJSONEncoder.encodeMembers(screen)))
+    }
+  }
+
   /// Nested containers are filled after their parent's later members, as a type's
   /// `encode(to:)` may do, and a container asked for twice keeps what it holds.
   @Test func containersFilledLaterLandWhereTheyWereMade() throws {

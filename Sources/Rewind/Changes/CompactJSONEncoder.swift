@@ -18,9 +18,17 @@ enum CompactJSONEncoder {
 
   /// The members of `value`'s JSON object, each value's text as ``encode(_:)`` writes it, or
   /// `nil` when `value` does not encode as an object. Cheaper than splitting the object's text.
-  static func encodeMembers<T: Encodable>(_ value: T) throws -> [String: String]? {
+  ///
+  /// With a `memo`, a member equal to the one it remembers under the same key (both
+  /// `Equatable`) reuses that one's text instead of being encoded again: a view state whose
+  /// selection changed does not encode its other properties again.
+  static func encodeMembers<T: Encodable>(_ value: T, memo: MemberMemo? = nil) throws -> [String: String]? {
     let root = Node()
-    try root.encode(value, codingPath: [])
+    if let memo {
+      try value.encode(to: NodeEncoder(node: root, codingPath: [], memo: memo))
+    } else {
+      try root.encode(value, codingPath: [])
+    }
     guard case .object(let members) = root.kind else { return nil }
     var texts: [String: String] = [:]
     texts.reserveCapacity(members.count)
@@ -162,14 +170,34 @@ enum CompactJSONEncoder {
     }
   }
 
+  /// The text of members encoded before, with the values they encoded: see
+  /// ``encodeMembers(_:memo:)``. Keeps one value per key.
+  final class MemberMemo {
+    private var members: [String: (value: any Equatable, text: String)] = [:]
+
+    /// The text of `value` under `key`: the remembered one if `value` equals the value it was
+    /// written for, else newly encoded (and remembered when `value` is `Equatable`).
+    func text<T: Encodable>(_ value: T, key: String, codingPath: @autoclosure () -> [any CodingKey]) throws -> String {
+      let equatable = value as? any Equatable
+      if let equatable, let member = members[key], equatable.isEqual(to: member.value) { return member.text }
+      var out: [UInt8] = []
+      try Child.encoding(value, codingPath: codingPath()).write(to: &out)
+      let text = String(decoding: out, as: UTF8.self)
+      members[key] = equatable.map { ($0, text) }
+      return text
+    }
+  }
+
   struct NodeEncoder: Encoder {
     let node: Node
     var codingPath: [any CodingKey]
+    /// Set for the top-level object of ``encodeMembers(_:memo:)`` only.
+    var memo: MemberMemo? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
       if case .object = node.kind {} else { node.kind = .object([]) }
-      return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath))
+      return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath, memo: memo))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -185,6 +213,7 @@ enum CompactJSONEncoder {
   struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: Node
     var codingPath: [any CodingKey]
+    var memo: MemberMemo? = nil
 
     private func child(_ key: Key, _ child: Child) {
       node.set(key.stringValue, child)
@@ -210,7 +239,12 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { child(key, .literal(String(value))) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { child(key, .literal(String(value))) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-      node.set(key.stringValue, try Child.encoding(value, codingPath: codingPath + [key]))
+      if let memo {
+        // Written as text, which is what the members are returned as.
+        node.set(key.stringValue, .literal(try memo.text(value, key: key.stringValue, codingPath: codingPath + [key])))
+      } else {
+        node.set(key.stringValue, try Child.encoding(value, codingPath: codingPath + [key]))
+      }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -303,4 +337,9 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: UInt64) throws { node.kind = .literal(String(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws { try node.encode(value, codingPath: codingPath) }
   }
+}
+
+extension Equatable {
+  /// Whether `other` is a value of this type equal to this one.
+  fileprivate func isEqual(to other: any Equatable) -> Bool { (other as? Self) == self }
 }

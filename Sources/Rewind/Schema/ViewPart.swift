@@ -24,6 +24,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// property added since the file was written, or rows removed by a jump to before they
   /// existed). Taken once, from the state the store was opened with.
   private var defaults: [String: String]?
+  /// The text of each property as last encoded: a property equal to what it was is not
+  /// encoded again (most changes change one property).
+  private let memo = CompactJSONEncoder.MemberMemo()
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
@@ -178,7 +181,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// (an optional that is `nil`) while its default does not is written as `null`, so that it
   /// loads as `nil` rather than as its default.
   private func encodeRows(_ value: V) throws -> [String: String] {
-    guard var members = try CompactJSONEncoder.encodeMembers(value) else {
+    guard var members = try CompactJSONEncoder.encodeMembers(value, memo: memo) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
     }
     for property in (defaults ?? [:]).keys where members[property] == nil {
