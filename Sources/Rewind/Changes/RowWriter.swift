@@ -74,24 +74,44 @@ struct RowWriter {
       }
       return (delete.number, delete.keyColumns.map { change.key[$0]! })
     }
-    let upsert: Upsert
-    if let cached = upserts[change.table]?.first(where: {
-      Self.row(row, hasExactly: $0.columns) && Self.row(change.key, hasExactly: $0.keyColumns)
-    }) {
-      upsert = cached
+    let (upsert, arguments): (Upsert, [DatabaseValue])
+    if let cached = cachedUpsert(of: row, key: change.key, in: change.table) {
+      (upsert, arguments) = cached
     } else {
       let (columns, keyColumns) = (row.keys.sorted(), change.key.keys.sorted())
       upsert = Upsert(
         columns: columns, keyColumns: keyColumns,
         number: add(Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns)))
       upserts[change.table, default: []].append(upsert)
+      arguments = columns.map { row[$0]! }
     }
-    let arguments = try upsert.columns.map { column in
-      let value = row[column]!
+    for (column, value) in zip(upsert.columns, arguments) {
       try Self.checkStorable(value, column: column, of: change.table)
-      return value
     }
     return (upsert.number, arguments)
+  }
+
+  /// The cached upsert of `table` for exactly the columns of `row` and `key`, and the row's
+  /// values in its column order: found while checking the columns, one look-up per column.
+  private func cachedUpsert(
+    of row: [String: DatabaseValue], key: [String: DatabaseValue], in table: String
+  ) -> (Upsert, [DatabaseValue])? {
+    for cached in upserts[table] ?? [] where Self.row(key, hasExactly: cached.keyColumns) {
+      if let arguments = Self.values(of: row, in: cached.columns) { return (cached, arguments) }
+    }
+    return nil
+  }
+
+  /// `row`'s values in the order of `columns`, or `nil` unless its columns are exactly those.
+  private static func values(of row: [String: DatabaseValue], in columns: [String]) -> [DatabaseValue]? {
+    guard row.count == columns.count else { return nil }
+    var values: [DatabaseValue] = []
+    values.reserveCapacity(columns.count)
+    for column in columns {
+      guard let value = row[column] else { return nil }
+      values.append(value)
+    }
+    return values
   }
 
   /// Numbers a new statement. (`texts` and `prepared` are values: a copy of the writer, kept
