@@ -100,7 +100,10 @@ enum CompactJSONEncoder {
         out.append(UInt8(ascii: "]"))
       case .object(let members):
         out.append(UInt8(ascii: "{"))
-        for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+        // Keys are usually encoded in order already (declaration order often is): sorting a
+        // copy is paid only when they are not.
+        let isSorted = zip(members, members.dropFirst()).allSatisfy { $0.key < $1.key }
+        for (index, member) in (isSorted ? members : members.sorted(by: { $0.key < $1.key })).enumerated() {
           if index > 0 { out.append(UInt8(ascii: ",")) }
           JSONText.appendString(member.key, to: &out)
           out.append(UInt8(ascii: ":"))
