@@ -175,6 +175,29 @@ struct TrustRegressionTests {
     #expect(try verify() == [])
   }
 
+  @Test func aGroupStaysOpenAcrossReopeningAFileCreatedInBatches() throws {
+    // 6,000 entries in `all`: 12,000 rows, logged as two `initialize` entries.
+    var initial = JournalState()
+    for id in Int64(1)...6_000 {
+      initial.entries.insert(Entry(id: id, title: "e\(id)"))
+      initial.all.append(id)
+    }
+    let store = try JournalStore(path: path, initialState: initial, reducer: JournalReducer())
+    let initializeEntries = try DatabaseQueue(path: path).read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log WHERE kind = 'initialize'")
+    }
+    #expect(initializeEntries == 2)
+    try store.send(.type(id: 1, text: "a"))
+    try store.send(.select(id: 2))
+    let reopened = try JournalStore(path: path, initialState: JournalState(), reducer: JournalReducer())
+    // Reopening finds the open group among the entries after the file's creation.
+    try reopened.send(.type(id: 1, text: "ab"))
+    let undo = try #require(try reopened.undo())
+    #expect(try reopened.step(movedBy: undo)?.actions == ["type", "type"])
+    #expect(reopened.state.entries[1]?.body == "")
+    #expect(try verify() == [])
+  }
+
   @Test func aRunningStoreNoticesACompaction() throws {
     let store = try JournalStore.journal(path: path)
     for index in 0..<4 { try store.send(.add(title: "n\(index)")) }

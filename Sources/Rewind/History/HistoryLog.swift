@@ -76,14 +76,17 @@ struct HistoryLog {
     lastStep = nil
     openGroup = nil
     // The group stays open if the last entry that touched the undo stacks is a grouped action
-    // of the step on top of the undo stack.
+    // of the step on top of the undo stack. The entries that created the file are skipped by
+    // seq: reading their `kind`, stored after their changes, would read the whole initial
+    // state (a file with no undoable action since its creation would, at every open).
     if let row = try Row.fetchOne(
       db,
       sql: """
         SELECT kind, step, group_key FROM action_log
-        WHERE step IS NOT NULL OR kind NOT IN ('action', 'repair', 'initialize')
+        WHERE seq > ? AND (step IS NOT NULL OR kind NOT IN ('action', 'repair', 'initialize'))
         ORDER BY seq DESC LIMIT 1
-        """)
+        """,
+      arguments: [initializedThrough ?? 0])
     {
       let kind = try row.checked("kind", in: EngineTable.actionLog.name, as: String.self)
       let step = try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self)
