@@ -18,6 +18,9 @@ struct Results {
   var naive: [String: Samples] = [:]
   var createMs: [String: Double] = [:]
   var snapshotsDuringRun: [String: Int] = [:]
+  /// Times the stores' connections found the write lock held during the run (by a snapshot
+  /// being stored), and the sleeps they asked for meanwhile, all sizes together.
+  var lockWaits: (waits: Int, sleptMicroseconds: Int)?
   /// WAL checkpoints during the run: on the store's checkpointer, and in its commits.
   var checkpointsDuringRun: [String: (background: Int, inCommits: Int)] = [:]
   var rowsCompared: [String: Int] = [:]
@@ -87,6 +90,11 @@ struct Results {
         + measured.map { size in
           checkpointsDuringRun[size].map { "\(size): \($0.background) / \($0.inCommits)" } ?? "\(size): -"
         }.joined(separator: ", "))
+    if let lockWaits {
+      lines.append(
+        "write lock found held during the run (by a snapshot being stored), all sizes: \(lockWaits.waits) times, "
+          + String(format: "%.2f ms of sleeps in all", Double(lockWaits.sleptMicroseconds) / 1_000))
+    }
     lines.append(
       "engine and floor files compared byte for byte (rows): "
         + measured.map { "\($0): \(rowsCompared[$0] ?? 0)" }.joined(separator: ", ") + ", all identical")
@@ -174,6 +182,8 @@ struct Results {
       "peak_rss_mb": (peakRSSMiB * 10).rounded() / 10,
       "rows_compared": rowsCompared,
       "snapshots_during_run": snapshotsDuringRun,
+      "lock_waits_during_run": lockWaits.map { ["waits": $0.waits, "slept_us": $0.sleptMicroseconds] as Any }
+        ?? NSNull(),
       "checkpoints_during_run": checkpointsDuringRun.mapValues {
         ["background": $0.background, "in_commits": $0.inCommits]
       },

@@ -154,6 +154,13 @@ struct Benchmark {
       for entry in entries { try runs[index].floor!.perform(entry) }
     }
     note("dispatch: \(dispatchActions) actions per size, engine and floor, in alternating blocks")
+    let lockWaitsBefore = LockWait.counts
+    defer {
+      let after = LockWait.counts
+      results.lockWaits = (
+        after.waits - lockWaitsBefore.waits, after.sleptMicroseconds - lockWaitsBefore.sleptMicroseconds
+      )
+    }
     let block = 100
     for start in stride(from: 0, to: dispatchActions, by: block) {
       for index in runs.indices {

@@ -64,7 +64,7 @@ final class Repository<State: PersistentState> {
       throw RewindError(.fileNotFound, "\(path) does not exist")
     }
     var configuration = Configuration()
-    configuration.busyMode = .timeout(10)
+    configuration.busyMode = LockWait.busyMode
     configuration.readonly = readOnly
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")

@@ -69,7 +69,7 @@ public final class RewindDatabase {
     self.path = path
     isReadOnly = readOnly
     var configuration = Configuration()
-    configuration.busyMode = .timeout(10)
+    configuration.busyMode = LockWait.busyMode
     configuration.readonly = readOnly
     var (queue, contents) = try DatabaseFile.open(path: path, configuration: configuration)
     guard case .rewind = contents else {
