@@ -65,7 +65,7 @@ final class SnapshotWorker: @unchecked Sendable {
     guard claimed else { return }
     let partBytes = partBytes
     group.enter()
-    DispatchQueue.global(qos: .utility).async { [self] in
+    BackgroundThread.run(named: "Rewind snapshot") { [self] in
       let seq = try? takeSnapshot(partBytes: partBytes) { [self] in lock.withLock { stopped } }
       lock.withLock {
         if let seq { lastTakenSeq = max(lastTakenSeq, seq) }
