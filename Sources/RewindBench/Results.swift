@@ -18,8 +18,9 @@ struct Results {
   var naive: [String: Samples] = [:]
   var createMs: [String: Double] = [:]
   var snapshotsDuringRun: [String: Int] = [:]
-  /// Times the stores' connections found the write lock held during the run (by a snapshot
-  /// being stored), and the sleeps they asked for meanwhile, all sizes together.
+  /// Times the engine's connections found the write lock held during the run (a send waiting
+  /// for a snapshot's part, or a part for a send), and the sleeps they asked for meanwhile,
+  /// all sizes together.
   var lockWaits: (waits: Int, sleptMicroseconds: Int)?
   /// WAL checkpoints during the run: on the store's checkpointer, and in its commits.
   var checkpointsDuringRun: [String: (background: Int, inCommits: Int)] = [:]
@@ -92,7 +93,7 @@ struct Results {
         }.joined(separator: ", "))
     if let lockWaits {
       lines.append(
-        "write lock found held during the run (by a snapshot being stored), all sizes: \(lockWaits.waits) times, "
+        "write lock found held by the engine's other connection during the run (a send and a snapshot's part), all sizes: \(lockWaits.waits) times, "
           + String(format: "%.2f ms of sleeps in all", Double(lockWaits.sleptMicroseconds) / 1_000))
     }
     lines.append(

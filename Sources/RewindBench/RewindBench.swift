@@ -155,12 +155,6 @@ struct Benchmark {
     }
     note("dispatch: \(dispatchActions) actions per size, engine and floor, in alternating blocks")
     let lockWaitsBefore = LockWait.counts
-    defer {
-      let after = LockWait.counts
-      results.lockWaits = (
-        after.waits - lockWaitsBefore.waits, after.sleptMicroseconds - lockWaitsBefore.sleptMicroseconds
-      )
-    }
     let block = 100
     for start in stride(from: 0, to: dispatchActions, by: block) {
       for index in runs.indices {
@@ -179,6 +173,11 @@ struct Benchmark {
         runs[index] = run
       }
     }
+    let lockWaitsAfter = LockWait.counts
+    results.lockWaits = (
+      lockWaitsAfter.waits - lockWaitsBefore.waits,
+      lockWaitsAfter.sleptMicroseconds - lockWaitsBefore.sleptMicroseconds
+    )
     results.peakRSSMiB = peakResidentMiB()
     for index in runs.indices {
       let key = String(runs[index].taskCount)

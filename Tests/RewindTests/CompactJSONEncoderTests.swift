@@ -81,6 +81,11 @@ struct CompactJSONEncoderTests {
     #expect(whole.count == (try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?.count)
     #expect(try CompactJSONEncoder.encodeMembers([1, 2]) == nil)
     #expect(try CompactJSONEncoder.encodeMembers("text") == nil)
+    // Scalars whose `Encodable` form is a keyed container are no objects, with a memo or not.
+    let url = URL(string: "https://example.com")!
+    #expect(try CompactJSONEncoder.encodeMembers(url) == nil)
+    #expect(try CompactJSONEncoder.encodeMembers(url, memo: CompactJSONEncoder.MemberMemo()) == nil)
+    #expect(try CompactJSONEncoder.encodeMembers(Decimal(1.5), memo: CompactJSONEncoder.MemberMemo()) == nil)
   }
 
   /// Random trees of objects, arrays and scalars, with keys that need escaping, keys outside

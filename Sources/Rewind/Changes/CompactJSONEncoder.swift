@@ -21,8 +21,13 @@ enum CompactJSONEncoder {
   ///
   /// With a `memo`, a member equal to the one it remembers under the same key (both
   /// `Equatable`) reuses that one's text instead of being encoded again: a view state whose
-  /// selection changed does not encode its other properties again.
+  /// selection changed does not encode its other properties again. Equal values are taken to
+  /// encode alike, as the view part already does for the whole value; those that do not
+  /// (strings equal under Unicode canonical equivalence, sets that iterate in another order)
+  /// keep the text written first, which decodes to an equal value.
   static func encodeMembers<T: Encodable>(_ value: T, memo: MemberMemo? = nil) throws -> [String: String]? {
+    // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
+    guard Child.leaf(value) == nil else { return nil }
     let root = Node()
     if let memo {
       try value.encode(to: NodeEncoder(node: root, codingPath: [], memo: memo))

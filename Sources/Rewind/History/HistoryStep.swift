@@ -13,7 +13,8 @@ public struct HistoryStep: Hashable, Sendable {
 extension HistoryStep: CustomStringConvertible {
   /// Its actions and seqs: `add (seq 7)`, `rename + rename (seqs 8, 9)`.
   public var description: String {
-    // A file compacted by a release before 0.5 may have folded an undone step's entries.
+    // Compaction may have folded the step's entries: an undone step's, in a file compacted
+    // by a release before 0.5, or the step an `undo` or `redo` entry kept since moved.
     guard !seqs.isEmpty else { return "step \(id) (its entries were compacted)" }
     let place = seqs.count == 1 ? "seq \(seqs[0])" : "seqs \(seqs.map(String.init).joined(separator: ", "))"
     return "\(actions.joined(separator: " + ")) (\(place))"

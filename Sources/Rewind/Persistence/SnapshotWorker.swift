@@ -65,13 +65,22 @@ final class SnapshotWorker: @unchecked Sendable {
     guard claimed else { return }
     let partBytes = partBytes
     group.enter()
-    BackgroundThread.run(named: "Rewind snapshot") { [self] in
-      let seq = try? takeSnapshot(partBytes: partBytes) { [self] in lock.withLock { stopped } }
-      lock.withLock {
-        if let seq { lastTakenSeq = max(lastTakenSeq, seq) }
-        snapshotRunning = false
+    // Read and encoded below the app's priority; stored at its priority, since storing holds
+    // the write lock the app's sends wait for.
+    BackgroundThread.run { [self] in
+      let handoff = Handoff(try? readSnapshot { [self] in lock.withLock { stopped } })
+      DispatchQueue.global(qos: .utility).async { [self] in
+        // The worker's connection is closed before `wait()` and `stop()` return: a released
+        // store's own connection must be the last, to move the WAL into the file.
+        let seq = handoff.take().flatMap { read in
+          try? Self.store(read.snapshot, in: read.queue, partBytes: partBytes) { [self] in lock.withLock { stopped } }
+        }
+        lock.withLock {
+          if let seq { lastTakenSeq = max(lastTakenSeq, seq) }
+          snapshotRunning = false
+        }
+        group.leave()
       }
-      group.leave()
     }
   }
 
@@ -87,23 +96,33 @@ final class SnapshotWorker: @unchecked Sendable {
     group.wait()
   }
 
-  /// Reads and encodes the state in a read transaction, then stores it (see
-  /// ``store(_:in:partBytes:)``). Returns the seq it holds, or `nil` when there was nothing to
-  /// take.
-  private func takeSnapshot(partBytes: Int, stopping: () -> Bool) throws -> Int64? {
-    let queue = try DatabaseFile.reopen(path: path, configuration: configuration)
-    func read() throws -> HistoryLog.EncodedSnapshot? {
-      lock.withLock { snapshotReading = true }
-      defer { lock.withLock { snapshotReading = false } }
-      return try queue.read { db -> HistoryLog.EncodedSnapshot? in
-        let history = try HistoryLog(db)
-        let seq = try history.fileLastSeq(db)
-        guard seq > history.lastSnapshotSeq else { return nil }
-        return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
-      }
+  /// A snapshot read on one thread, handed to the one that stores it, which takes it (and
+  /// with it the worker's connection) out, so that it ends before the worker's work does.
+  private final class Handoff: @unchecked Sendable {
+    private var read: (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)?
+    init(_ read: (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)?) { self.read = read }
+    func take() -> (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)? {
+      defer { read = nil }
+      return read
     }
-    guard let snapshot = try read() else { return nil }
-    return try Self.store(snapshot, in: queue, partBytes: partBytes, stopping: stopping)
+  }
+
+  /// Reads and encodes the state in a read transaction, on a connection of the worker's own,
+  /// which ``store(_:label:in:partBytes:stopping:)`` then stores it with. `nil` when there is
+  /// nothing to take.
+  private func readSnapshot(
+    stopping: () -> Bool
+  ) throws -> (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)? {
+    let queue = try DatabaseFile.reopen(path: path, configuration: configuration)
+    lock.withLock { snapshotReading = true }
+    defer { lock.withLock { snapshotReading = false } }
+    let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
+      let history = try HistoryLog(db)
+      let seq = try history.fileLastSeq(db)
+      guard seq > history.lastSnapshotSeq else { return nil }
+      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
+    }
+    return snapshot.map { (queue, $0) }
   }
 
   /// Stores a snapshot read in an earlier transaction: its text's parts, each in a write

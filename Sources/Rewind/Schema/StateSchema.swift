@@ -100,6 +100,10 @@ public struct StateSchema<Root> {
   /// with `prefix` and a dot when a prefix is given. A property that encodes to nothing (an
   /// optional that is `nil`) has no row.
   ///
+  /// What changed is found with `==`: the value, and each property, is encoded again only when
+  /// it is not equal to the one last written, so `==` must tell apart any two values the app
+  /// needs stored differently.
+  ///
   /// - Parameters:
   ///   - keyPath: the view state in the state.
   ///   - prefix: prepended to its paths.
