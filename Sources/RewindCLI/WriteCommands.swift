@@ -112,9 +112,13 @@ struct Compact: ParsableCommand {
     if report.entriesRemoved == 0 {
       print("Nothing to compact: history already starts after seq \(report.baseSeq).")
     } else {
+      let kept =
+        report.entriesKept > keep
+        ? "kept \(report.entriesKept) entries, not \(keep): redo still needs the steps undone from seq \(report.baseSeq + 1) on"
+        : "kept \(report.entriesKept) entries after it"
       print(
-        "Folded \(report.entriesRemoved) entries into a base snapshot at seq \(report.baseSeq); "
-          + "\(report.bytesBefore) -> \(report.bytesAfter) bytes.")
+        "Folded \(report.entriesRemoved) entries into a base snapshot at seq \(report.baseSeq); \(kept); "
+          + "\(report.bytesBefore) -> \(report.bytesAfter) bytes (the file and its write-ahead log).")
     }
   }
 }

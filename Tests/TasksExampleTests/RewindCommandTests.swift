@@ -169,10 +169,18 @@ struct RewindCommandTests {
     #expect(result.stdout.contains("problem: "))
   }
 
+  @Test func compactSaysWhenRedoKeepsMoreThanAsked() throws {
+    _ = try history()
+    // The last command undid the delete: its step stays, whatever --keep says.
+    let report = try rewind("compact", "tasks.sqlite", "--keep", "1")
+    #expect(report.contains("kept 2 entries, not 1: redo still needs the steps undone from seq 12 on"), "\(report)")
+    #expect(try rewind("redo", "tasks.sqlite") == "15 redo: reapplied delete (seq 12)\n")
+  }
+
   @Test func compactKeepsWhatItKeepsWorking() throws {
     let exports = try history()
     let report = try rewind("compact", "tasks.sqlite", "--keep", "4")
-    #expect(report.contains("Folded 9 entries into a base snapshot at seq 9"))
+    #expect(report.contains("Folded 9 entries into a base snapshot at seq 9; kept 4 entries after it;"))
     #expect(try rewind("verify", "tasks.sqlite").contains("is healthy"))
     #expect(try rewind("inspect", "tasks.sqlite").contains("starts after seq 9 (compacted)"))
     // Kept seqs still restore exactly; compacted ones are refused clearly.

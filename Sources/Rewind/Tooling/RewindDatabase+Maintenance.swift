@@ -20,7 +20,11 @@ public struct CompactionReport: Sendable {
   public var baseSeq: Int64
   /// Log entries folded into the base snapshot and removed.
   public var entriesRemoved: Int
-  /// The file's size before and after.
+  /// Log entries kept after the base (the `compact` entry aside): more than asked for when
+  /// redo still needs the entries of steps undone before them.
+  public var entriesKept: Int = 0
+  /// The file's size before and after, its write-ahead log included (a running store's
+  /// writes may still be there rather than in the file).
   public var bytesBefore: Int64
   public var bytesAfter: Int64
 }
@@ -290,7 +294,7 @@ extension RewindDatabase {
     let parts = try read.map { try SnapshotWorker.writeParts(of: $0, in: queue, partBytes: partBytes) }
     progress(1, 3)
     try afterReading()
-    let result = try write { db, history -> (base: Int64, removed: Int)? in
+    let result = try write { db, history -> (base: Int64, removed: Int, kept: Int)? in
       guard var base = try Self.compactionBase(keep: keep, history, db) else {
         try parts?.remove(db)
         return nil
@@ -324,17 +328,19 @@ extension RewindDatabase {
           undo: .none),
         db)
       progress(2, 3)
-      return (base, removed)
+      return (base, removed, Int(history.lastSeq - base) - 1)
     }
     guard let result else {
       return CompactionReport(
-        baseSeq: history.baseSeq, entriesRemoved: 0, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
+        baseSeq: history.baseSeq, entriesRemoved: 0, entriesKept: Int(history.lastSeq - history.baseSeq),
+        bytesBefore: bytesBefore, bytesAfter: bytesBefore)
     }
     try queue.vacuum()
     try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     progress(3, 3)
     return CompactionReport(
-      baseSeq: result.base, entriesRemoved: result.removed, bytesBefore: bytesBefore, bytesAfter: fileSize())
+      baseSeq: result.base, entriesRemoved: result.removed, entriesKept: result.kept, bytesBefore: bytesBefore,
+      bytesAfter: fileSize())
   }
 
   /// The latest seq compaction keeping `keep` entries may fold history into, or `nil` when
@@ -356,8 +362,11 @@ extension RewindDatabase {
     return base > history.baseSeq ? base : nil
   }
 
+  /// The file's size and its write-ahead log's.
   private func fileSize() -> Int64 {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    [path, path + "-wal"].reduce(0) { total, path in
+      total + (((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
+    }
   }
 }
 
