@@ -29,11 +29,7 @@ enum CompactJSONEncoder {
     // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
     guard Child.leaf(value) == nil else { return nil }
     let root = Node()
-    if let memo {
-      try value.encode(to: NodeEncoder(node: root, codingPath: [], memo: memo))
-    } else {
-      try root.encode(value, codingPath: [])
-    }
+    try value.encode(to: NodeEncoder(node: root, codingPath: [], memo: memo))
     guard case .object(let members) = root.kind else { return nil }
     var texts: [String: String] = [:]
     texts.reserveCapacity(members.count)

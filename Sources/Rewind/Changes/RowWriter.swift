@@ -63,16 +63,15 @@ struct RowWriter {
     _ change: RowChange, _ direction: ChangeDirection
   ) throws -> (number: Int, arguments: [DatabaseValue]) {
     guard let row = change.target(direction) else {
-      let delete: Delete
-      if let cached = deletes[change.table]?.first(where: { Self.row(change.key, hasExactly: $0.keyColumns) }) {
-        delete = cached
-      } else {
-        let keyColumns = change.key.keys.sorted()
-        delete = Delete(
-          keyColumns: keyColumns, number: add(Self.deleteSQL(table: change.table, keyColumns: keyColumns)))
-        deletes[change.table, default: []].append(delete)
+      // The key's values gathered while checking its columns, as for upserts.
+      for cached in deletes[change.table] ?? [] {
+        if let arguments = Self.values(of: change.key, in: cached.keyColumns) { return (cached.number, arguments) }
       }
-      return (delete.number, delete.keyColumns.map { change.key[$0]! })
+      let keyColumns = change.key.keys.sorted()
+      let delete = Delete(
+        keyColumns: keyColumns, number: add(Self.deleteSQL(table: change.table, keyColumns: keyColumns)))
+      deletes[change.table, default: []].append(delete)
+      return (delete.number, keyColumns.map { change.key[$0]! })
     }
     let (upsert, arguments): (Upsert, [DatabaseValue])
     if let cached = cachedUpsert(of: row, key: change.key, in: change.table) {
