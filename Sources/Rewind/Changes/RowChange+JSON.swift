@@ -96,11 +96,19 @@ enum JSONText {
       return
     }
     out.append(UInt8(ascii: "{"))
-    for (index, column) in row.sorted(by: { $0.key < $1.key }).enumerated() {
-      if index > 0 { out.append(UInt8(ascii: ",")) }
-      appendString(column.key, to: &out)
+    func append(_ column: String, _ value: DatabaseValue) {
+      appendString(column, to: &out)
       out.append(UInt8(ascii: ":"))
-      appendValue(column.value, to: &out)
+      appendValue(value, to: &out)
+    }
+    // A key is usually one column: nothing to sort.
+    if row.count == 1, let (column, value) = row.first {
+      append(column, value)
+    } else {
+      for (index, column) in row.sorted(by: { $0.key < $1.key }).enumerated() {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        append(column.key, column.value)
+      }
     }
     out.append(UInt8(ascii: "}"))
   }

@@ -82,7 +82,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       if let row = change.after {
         let stored: E
         do {
-          stored = try E(row: Row(row))
+          stored = try E(row: Row(image: row))
         } catch {
           throw RewindError(
             .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(row))",
@@ -166,7 +166,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       }
       guard let row = change.target(direction) else { return (id, nil) }
       do {
-        let entity = try E(row: Row(row))
+        let entity = try E(row: Row(image: row))
         guard entity.id == id else {
           throw RewindError(
             .corruptData, "a row of \(table) keyed \(describe(change.key)) decodes with id \(entity.id)")
