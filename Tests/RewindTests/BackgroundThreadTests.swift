@@ -14,13 +14,18 @@ struct BackgroundThreadTests {
     final class Seen: @unchecked Sendable {
       var isMainThread = true
       var niceness: Int32 = 0
+      var name = ""
     }
     let seen = Seen()
     let done = DispatchSemaphore(value: 0)
     let callerNiceness = niceness()
-    BackgroundThread.run {
+    BackgroundThread.run(named: "rewind.test.thread.name") {
       seen.isMainThread = Thread.isMainThread
       seen.niceness = niceness()
+      #if os(Linux)
+        // The system's name of the thread, as `top -H` and debuggers show it.
+        seen.name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+      #endif
       done.signal()
     }
     done.wait()
@@ -28,6 +33,8 @@ struct BackgroundThreadTests {
     #if canImport(Glibc)
       // Dispatch's quality of service has no effect here: the thread lowers itself.
       #expect(seen.niceness == BackgroundThread.niceness)
+      // Named for `top -H` and debuggers, cut to the 15 bytes Linux keeps.
+      #expect(seen.name == "rewind.test.thr\n")
     #endif
     #expect(niceness() == callerNiceness)
   }

@@ -12,32 +12,10 @@ import Testing
 /// whole history, and every export is 0.4's, byte for byte.
 @MainActor
 struct Release04FixtureTests {
-  static let name = "release-0.4"
-
-  func copy() throws -> (TemporaryDirectory, String) {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("\(Self.name).sqlite")
-    try FileManager.default.copyItem(
-      atPath: ReleaseFixtureTests.fixtures.appendingPathComponent("\(Self.name).sqlite").path, toPath: path)
-    return (directory, path)
-  }
-
-  func fixture(_ name: String) throws -> String {
-    try String(
-      contentsOf: ReleaseFixtureTests.fixtures.appendingPathComponent("\(Self.name)-\(name)"), encoding: .utf8)
-  }
-
-  /// The seqs 0.4 exported: every entry of its session.
-  func exportedSeqs() throws -> [Int64] {
-    try FileManager.default.contentsOfDirectory(
-      atPath: ReleaseFixtureTests.fixtures.appendingPathComponent("\(Self.name)-exports").path
-    )
-    .compactMap { Int64($0.replacingOccurrences(of: "at-", with: "").replacingOccurrences(of: ".json", with: "")) }
-    .sorted()
-  }
+  let release = ReleaseFixture(name: "release-0.4")
 
   @Test func theFileIsAtEngineSchema6AndTheToolReadsItAsTheReleaseDid() throws {
-    let (directory, path) = try copy()
+    let (directory, path) = try release.copy()
     _ = directory
     let applied = try DatabaseQueue(path: path).read { db in
       try String.fetchAll(db, sql: "SELECT identifier FROM rewind_engine_migrations ORDER BY identifier")
@@ -45,24 +23,24 @@ struct Release04FixtureTests {
     #expect(applied.last == "0006_keyed_lists")
     let database = try RewindDatabase(path: path)
     #expect(try database.verify().problems == [])
-    let seqs = try exportedSeqs()
+    let seqs = try release.exportedSeqs()
     #expect(seqs.count >= 20)
     #expect(try database.inspect().lastSeq == seqs.last)
     for seq in seqs {
-      #expect(try database.export(at: seq) == (try fixture("exports/at-\(seq).json")), "export --at \(seq)")
+      #expect(try database.export(at: seq) == (try release.text("exports/at-\(seq).json")), "export --at \(seq)")
     }
     #expect(try database.inspect().migrations.last == "0008_snapshot_parts")
   }
 
   @Test func theAppOpensItAndUndoesAsTheReleaseDid() throws {
-    let (directory, path) = try copy()
+    let (directory, path) = try release.copy()
     _ = directory
     let store = try TasksStore.tasks(path: path)
     let database = try RewindDatabase(path: path)
     #expect(try database.verify().problems == [])
     for count in 1...4 {
       try store.undo()
-      #expect(try database.export() == (try fixture("undos/undo-\(count).json")), "undo \(count)")
+      #expect(try database.export() == (try release.text("undos/undo-\(count).json")), "undo \(count)")
       #expect(store.state == (try TasksStore.tasks(path: path, readOnly: true).state))
     }
     // The upgraded file goes on: a project and its task, deleted and undone.

@@ -67,7 +67,7 @@ final class SnapshotWorker: @unchecked Sendable {
     group.enter()
     // Read and encoded below the app's priority; stored at its priority, since storing holds
     // the write lock the app's sends wait for.
-    BackgroundThread.run { [self] in
+    BackgroundThread.run(named: "rewind.snapshot") { [self] in
       let handoff = Handoff(try? readSnapshot { [self] in lock.withLock { stopped } })
       DispatchQueue.global(qos: .utility).async { [self] in
         // The worker's connection is closed before `wait()` and `stop()` return: a released
