@@ -112,10 +112,17 @@ struct Compact: ParsableCommand {
     if report.entriesRemoved == 0 {
       print("Nothing to compact: history already starts after seq \(report.baseSeq).")
     } else {
-      let kept =
-        report.entriesKept > keep
-        ? "kept \(report.entriesKept) entries, not \(keep): redo still needs the steps undone from seq \(report.baseSeq + 1) on"
-        : "kept \(report.entriesKept) entries after it"
+      let kept: String
+      switch report.moreKept {
+      case .redo(let seq)?:
+        kept = "kept \(report.entriesKept) entries, not \(keep): redo still needs the steps undone from seq \(seq) on"
+      case .writtenWhileCompacting(let count)?:
+        kept = "kept \(report.entriesKept) entries, not \(keep): \(count) were written while it ran"
+      case .fileCreation?:
+        kept = "kept \(report.entriesKept) entries, not \(keep): the entries that created the file stay together"
+      case nil:
+        kept = "kept \(report.entriesKept) entries after it"
+      }
       print(
         "Folded \(report.entriesRemoved) entries into a base snapshot at seq \(report.baseSeq); \(kept); "
           + "\(report.bytesBefore) -> \(report.bytesAfter) bytes (the file and its write-ahead log).")

@@ -48,6 +48,9 @@ import Testing
       for index in 0..<15 { try store.send(.type(id: Int64(index % 4 + 1), text: "x")) }
     }
     #expect(report.baseSeq == base)
+    // It says why it kept 20 entries where 5 were asked for (not redo: nothing was undone).
+    #expect(report.entriesKept == 20)
+    #expect(report.moreKept == .writtenWhileCompacting(15))
     let stored = try baseSnapshot(database)
     #expect(stored.seq == base)
     #expect(stored.inParts)
@@ -70,6 +73,7 @@ import Testing
     // read (last - 5) would fold those of the 20 steps undone meanwhile, so it moves to before
     // the first of them, read again under the lock.
     #expect(report.baseSeq == last - 20)
+    #expect(report.moreKept == .redo(fromSeq: last - 19))
     #expect(try database.verify().problems == [])
     #expect(try orphanParts() == 0)
     for _ in 0..<20 {

@@ -202,4 +202,23 @@ struct UUIDKeyFormTests {
     try text.send(.add(id: Self.b, text: "b"))
     try Self.checkHistory(HandEncodedTextNote.self, textPath)
   }
+
+  /// A key edited by hand into text that is no UUID at all is named as such: not as a UUID of
+  /// another form, with a strategy to declare that would not help.
+  @Test func aKeyThatIsNoUUIDIsNamedAsSuch() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("edited.sqlite")
+    do {
+      let store = try Self.store(DefaultFormNote.self, path)
+      try store.send(.add(id: Self.a, text: "a"))
+    }
+    try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE notes SET id = 'not-a-uuid'") }
+    let before = try dump(path)
+    let error = #expect(throws: RewindError.self) { try Self.store(DefaultFormNote.self, path) }
+    #expect(error?.code == .corruptData)
+    #expect(
+      error?.message.contains(#"a key that is not a UUID, {"id":"not-a-uuid"}"#) == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("Strategy") == false)
+    #expect(try dump(path) == before)
+  }
 }

@@ -126,13 +126,20 @@ struct RowWriter {
     row.count == columns.count && columns.allSatisfy { row[$0] != nil }
   }
 
-  /// SQLite's text binding stops at the first NUL, so the table would keep less than the log
-  /// says: such text is refused rather than silently cut.
+  /// Refuses a value the table would hold otherwise than the log and memory say: SQLite's text
+  /// binding stops at the first NUL, and SQLite stores a NaN real as NULL.
   static func checkStorable(_ value: DatabaseValue, column: String, of table: String) throws {
-    if case .string(let text) = value.storage, text.utf8.contains(0) {
+    switch value.storage {
+    case .string(let text) where text.utf8.contains(0):
       throw RewindError(
         .invalidValue,
         "\(table).\(column) would hold text with a NUL character, which SQLite text cannot store exactly; refused")
+    case .double(let real) where real.isNaN:
+      throw RewindError(
+        .invalidValue,
+        "\(table).\(column) would hold NaN (not a number), which SQLite stores as NULL; refused (an arithmetic result such as 0/0 or inf - inf?)"
+      )
+    default: break
     }
   }
 

@@ -102,21 +102,43 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
   }
 
-  /// The row change of one entity. The key is the key column's value as the row encodes it
-  /// (a UUID in the entity's chosen form), so the log names exactly the row the table holds.
+  /// The row change of one entity, keyed by the key column's value as its row holds it.
+  ///
+  /// That is the key as the row encodes it (a UUID in the entity's chosen form), so the log
+  /// names exactly the row the table holds. It is the stored row's own key, not necessarily
+  /// the id the reducer used: Swift compares strings by canonical equivalence ("café" composed
+  /// or decomposed is one key in memory) where SQLite compares bytes.
   @inlinable
   func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
     let (before, after) = (try before?.databaseDictionary, try after?.databaseDictionary)
+    let (beforeKey, afterKey) = (before?[E.keyColumn], after?[E.keyColumn])
+    if let beforeKey, let afterKey, !beforeKey.isSameBytes(as: afterKey) {
+      // Equal ids (the table found the one by the other) that SQLite tells apart: the row
+      // would be inserted a second time rather than updated.
+      throw RewindError(
+        .invalidValue,
+        "\(E.self) \(describe([E.keyColumn: afterKey])) would replace \(describe([E.keyColumn: beforeKey])): the ids are equal in Swift (canonically equivalent Unicode) but not to SQLite, which compares their bytes, so the table would hold both; write keys in one normalization form (such as NFC, `precomposedStringWithCanonicalMapping`)"
+      )
+    }
     let key = E.keyValue(of: id)
+    guard let written = beforeKey ?? afterKey, !written.isSameBytes(as: key) else {
+      return RowChange(table: table, key: [E.keyColumn: key], before: before, after: after)
+    }
     // A row that writes its key in another form (its own `encode(to:)` storing a UUID as GRDB's
     // blob where the strategy says text) would be a row the lists and the log cannot name.
-    if let written = (after ?? before)?[E.keyColumn], written != key {
+    if E.ID.self != UUID.self, E.ID.fromDatabaseValue(written) != id {
+      throw RewindError(
+        .invalidValue,
+        "\(E.self) \(id) writes its key as \(describe([E.keyColumn: written])), which does not read back as its id: write `id` itself in \(E.keyColumn)"
+      )
+    }
+    if E.ID.self == UUID.self {
       throw RewindError(
         .invalidValue,
         "\(E.self) writes its key as \(describe([E.keyColumn: written])), but its UUID strategy (databaseUUIDEncodingStrategy(for:)) stores it as \(describe([E.keyColumn: key])), the form order lists and the log name it by: write the key in the strategy's form (id.uuidString for uppercase text), or return the strategy of the form it writes"
       )
     }
-    return RowChange(table: table, key: [E.keyColumn: key], before: before, after: after)
+    return RowChange(table: table, key: [E.keyColumn: written], before: before, after: after)
   }
 
   /// Refuses a table whose UUID keys have another form than the entity writes: a file written
@@ -139,6 +161,18 @@ final class EntityPart<Root, E: Entity>: StatePart {
       let stored = try DatabaseValue.fetchOne(
         db, sql: "SELECT \(column) FROM \(table.quotedDatabaseIdentifier) WHERE \(otherForm) LIMIT 1")
     else { return }
+    if case .string(let text) = stored.storage, UUID(uuidString: text) == nil {
+      throw RewindError(
+        .corruptData,
+        "\(table) holds a key that is not a UUID, \(describe([E.keyColumn: stored])), where \(E.self) keys are UUIDs (was the table edited by hand?); restore the file from a backup or fix the row"
+      )
+    }
+    if case .blob(let data) = stored.storage, data.count != 16 {
+      throw RewindError(
+        .corruptData,
+        "\(table) holds a key that is not a UUID, a blob of \(data.count) bytes, where \(E.self) keys are UUIDs (was the table edited by hand?); restore the file from a backup or fix the row"
+      )
+    }
     let (found, strategy): (String, String)
     switch stored.storage {
     case .blob: (found, strategy) = ("blobs", ".deferredToUUID")

@@ -149,7 +149,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// - Returns: the committed log entry's `seq`, or `nil` when the action changed nothing: it
   ///   is then not logged (its effect still runs).
   /// - Throws: ``RewindError`` with code ``RewindError/Code/commitFailed`` if the commit
-  ///   fails (or ``RewindError/Code/invalidValue`` for text SQLite cannot hold); the state and
+  ///   fails (or ``RewindError/Code/invalidValue`` for a value SQLite cannot hold); the state and
   ///   the database are then as the file holds them.
   /// - Complexity: proportional to what the action changed, not to the size of the state.
   @discardableResult

@@ -21,12 +21,25 @@ public struct CompactionReport: Sendable {
   /// Log entries folded into the base snapshot and removed.
   public var entriesRemoved: Int
   /// Log entries kept after the base (the `compact` entry aside): more than asked for when
-  /// redo still needs the entries of steps undone before them.
+  /// ``moreKept`` says why.
   public var entriesKept: Int = 0
+  /// Why more entries than asked for were kept, or `nil` when they were not.
+  public var moreKept: MoreKept?
   /// The file's size before and after, its write-ahead log included (a running store's
   /// writes may still be there rather than in the file).
   public var bytesBefore: Int64
   public var bytesAfter: Int64
+
+  /// Why compaction kept more entries than asked for.
+  public enum MoreKept: Hashable, Sendable {
+    /// Redo still needs the steps undone from this seq on: history stays from there.
+    case redo(fromSeq: Int64)
+    /// This many entries were written while compaction ran (by a store, another process): it
+    /// kept the base it had read rather than read the state again.
+    case writtenWhileCompacting(Int)
+    /// The file was created in several entries, which a base cannot split.
+    case fileCreation
+  }
 }
 
 extension RewindDatabase {
@@ -127,6 +140,10 @@ extension RewindDatabase {
       var problemsBefore = report.problems.count
       let entries = try Row.fetchCursor(db, sql: "SELECT seq, action, kind, changes, step FROM action_log ORDER BY seq")
       var previousSeq = history.baseSeq
+      // The entry that last wrote each row, for a problem to name both entries: a replay that
+      // disagrees with an entry's before-image may as well come from the earlier one.
+      var lastWriter: [String: [StateRows.Row: Int64]] = [:]
+      var start = history.baseSeq > 0 ? "as the base snapshot left it" : "no earlier entry wrote it"
       while let entry = try entries.next() {
         let seq: Int64
         let action: String
@@ -162,10 +179,14 @@ extension RewindDatabase {
         for change in changes {
           let actual = replayed.tables[change.table]?[change.key]
           if actual != change.before {
+            let source =
+              lastWriter[change.table]?[change.key].map { "as seq \($0) left it; one of the two entries is wrong" }
+              ?? start
             report.problems.append(
-              "seq \(seq) (\(action)): \(change.table) \(describe(change.key)) should be \(describe(change.before)) before the change, but replay has \(describe(actual))"
+              "seq \(seq) (\(action)): \(change.table) \(describe(change.key)) should be \(describe(change.before)) before the change, but replay has \(describe(actual)) (\(source))"
             )
           }
+          lastWriter[change.table, default: [:]][change.key] = seq
         }
         replayed.apply(changes, .forward)
         // History does not cross a barrier migration: what follows starts from its snapshot.
@@ -181,6 +202,7 @@ extension RewindDatabase {
           }
           do {
             replayed = try history.snapshotRows(snapshot, db)
+            (lastWriter, start) = ([:], "as the snapshot of the migration at seq \(seq) left it")
           } catch let error as RewindError {
             report.problems.append("barrier snapshot: \(error.message)")
             break
@@ -286,7 +308,7 @@ extension RewindDatabase {
     let bytesBefore = fileSize()
     let read = try queue.read { db -> HistoryLog.EncodedSnapshot? in
       let history = try HistoryLog(db)
-      guard let base = try Self.compactionBase(keep: keep, history, db) else { return nil }
+      guard let (base, _) = try Self.compactionBase(keep: keep, history, db) else { return nil }
       var snapshot = HistoryLog.EncodedSnapshot(try history.rows(at: base, db), seq: base)
       snapshot.appSchemaVersion = history.tables.appSchema.version
       return snapshot
@@ -294,8 +316,9 @@ extension RewindDatabase {
     let parts = try read.map { try SnapshotWorker.writeParts(of: $0, in: queue, partBytes: partBytes) }
     progress(1, 3)
     try afterReading()
-    let result = try write { db, history -> (base: Int64, removed: Int, kept: Int)? in
-      guard var base = try Self.compactionBase(keep: keep, history, db) else {
+    let result = try write {
+      db, history -> (base: Int64, removed: Int, kept: Int, moreKept: CompactionReport.MoreKept?)? in
+      guard var (base, moreKept) = try Self.compactionBase(keep: keep, history, db) else {
         try parts?.remove(db)
         return nil
       }
@@ -306,6 +329,7 @@ extension RewindDatabase {
       if let read, let parts, read.seq <= base, read.seq > history.baseSeq,
         read.appSchemaVersion == history.tables.appSchema.version, try parts.areWhole(db)
       {
+        if read.seq < base { moreKept = moreKept ?? .writtenWhileCompacting(Int(base - read.seq)) }
         (base, snapshot, stored) = (read.seq, read, parts)
       } else {
         try parts?.remove(db)
@@ -328,24 +352,26 @@ extension RewindDatabase {
           undo: .none),
         db)
       progress(2, 3)
-      return (base, removed, Int(history.lastSeq - base) - 1)
+      return (base, removed, Int(history.lastSeq - base) - 1, moreKept)
     }
     guard let result else {
       return CompactionReport(
         baseSeq: history.baseSeq, entriesRemoved: 0, entriesKept: Int(history.lastSeq - history.baseSeq),
-        bytesBefore: bytesBefore, bytesAfter: bytesBefore)
+        moreKept: nil, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
     }
     try queue.vacuum()
     try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     progress(3, 3)
     return CompactionReport(
-      baseSeq: result.base, entriesRemoved: result.removed, entriesKept: result.kept, bytesBefore: bytesBefore,
-      bytesAfter: fileSize())
+      baseSeq: result.base, entriesRemoved: result.removed, entriesKept: result.kept, moreKept: result.moreKept,
+      bytesBefore: bytesBefore, bytesAfter: fileSize())
   }
 
-  /// The latest seq compaction keeping `keep` entries may fold history into, or `nil` when
-  /// that is not past the current base.
-  private static func compactionBase(keep: Int, _ history: HistoryLog, _ db: Database) throws -> Int64? {
+  /// The latest seq compaction keeping `keep` entries may fold history into, and why it is
+  /// before the one `keep` asks for, or `nil` when that is not past the current base.
+  private static func compactionBase(
+    keep: Int, _ history: HistoryLog, _ db: Database
+  ) throws -> (Int64, CompactionReport.MoreKept?)? {
     // Redo reverts each undone step's latest application (or reapplies its own entries), and
     // says what it reapplies from the step's own entries: those entries, the first of them at
     // the step's id (before any application), must stay.
@@ -355,11 +381,12 @@ extension RewindDatabase {
       arguments: [history.tables.appSchema.lastBarrier], what: "undo_steps.id")
     let requested = history.lastSeq.subtractingReportingOverflow(Int64(keep))
     let beforeRedo = (redoNeeds ?? .max).subtractingReportingOverflow(1)
-    var base = min(
-      requested.overflow ? .min : requested.partialValue, beforeRedo.overflow ? .min : beforeRedo.partialValue)
+    let asked = requested.overflow ? Int64.min : requested.partialValue
+    var base = min(asked, beforeRedo.overflow ? .min : beforeRedo.partialValue)
+    var moreKept = base < asked ? redoNeeds.map { CompactionReport.MoreKept.redo(fromSeq: $0) } : nil
     // A base partway through the file's creation would hold half its initial state: keep it.
-    if let end = history.initializedThrough, base > 0, base < end { base = 0 }
-    return base > history.baseSeq ? base : nil
+    if let end = history.initializedThrough, base > 0, base < end { (base, moreKept) = (0, .fileCreation) }
+    return base > history.baseSeq ? (base, moreKept) : nil
   }
 
   /// The file's size and its write-ahead log's.
