@@ -28,8 +28,9 @@ public struct TaskItem: Entity {
   }
 
   // Hand-written row coding: GRDB's Codable-based default works too, but this is several
-  // times faster, which shows when a database of 100,000 tasks opens. The throwing accessors
-  // turn a missing column or a NULL into an error instead of a crash.
+  // times faster, which shows when a database of 100,000 tasks opens and in every action that
+  // changes a task. The throwing accessors turn a missing column or a NULL into an error
+  // instead of a crash.
   public init(row: Row) throws {
     id = try row.decode(forColumn: "id")
     title = try row.decode(forColumn: "title")
@@ -38,12 +39,17 @@ public struct TaskItem: Entity {
     projectID = try row.decode(forColumn: "projectId")
   }
 
+  /// The row the engine writes, built directly rather than through GRDB's container.
+  public func databaseRow() -> [String: DatabaseValue] {
+    [
+      "id": id.databaseValue, "title": title.databaseValue, "done": isDone.databaseValue,
+      "notes": notes.databaseValue, "projectId": projectID.databaseValue,
+    ]
+  }
+
+  /// The same row, for GRDB's own requests.
   public func encode(to container: inout PersistenceContainer) throws {
-    container["id"] = id
-    container["title"] = title
-    container["done"] = isDone
-    container["notes"] = notes
-    container["projectId"] = projectID
+    for (column, value) in databaseRow() { container[column] = value }
   }
 
   public static func createTable(_ db: Database) throws {

@@ -110,7 +110,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// or decomposed is one key in memory) where SQLite compares bytes.
   @inlinable
   func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
-    let (before, after) = (try before?.databaseDictionary, try after?.databaseDictionary)
+    let (before, after) = (try before?.databaseRow(), try after?.databaseRow())
     let (beforeKey, afterKey) = (before?[E.keyColumn], after?[E.keyColumn])
     if let beforeKey, let afterKey, !beforeKey.isSameBytes(as: afterKey) {
       // Equal ids (the table found the one by the other) that SQLite tells apart: the row

@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+
+// An entity may build its own row (`databaseRow()`) rather than go through GRDB's record
+// encoding. The engine reads every row it writes back through `init(row:)`, the way a reload
+// reads the table: a row that reads back otherwise is what memory then holds, and one that does
+// not read back at all is refused, with nothing written.
+
+/// A label whose row builder shouts its text, which `init(row:)` reads as written.
+struct ShoutedLabel: Entity {
+  static let databaseTableName = "labels"
+  var id: Int64
+  var text: String
+
+  func databaseRow() -> [String: DatabaseValue] {
+    ["id": id.databaseValue, "text": text.uppercased().databaseValue]
+  }
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("text", .text).notNull()
+    }
+  }
+}
+
+/// A label whose row builder forgets its text column.
+struct ForgetfulLabel: Entity {
+  static let databaseTableName = "labels"
+  var id: Int64
+  var text: String
+
+  func databaseRow() -> [String: DatabaseValue] { ["id": id.databaseValue] }
+
+  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
+}
+
+protocol TestLabel: Entity where ID == Int64 {
+  init(id: Int64, text: String)
+}
+extension ShoutedLabel: TestLabel {}
+extension ForgetfulLabel: TestLabel {}
+
+struct LabelsState<Label: TestLabel>: PersistentState, Equatable {
+  var labels = EntityTable<Label>()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.labels)) }
+}
+
+enum LabelsAction: LoggedAction, Equatable {
+  case add(id: Int64, text: String)
+}
+
+struct LabelsReducer<Label: TestLabel>: Reducer {
+  func reduce(into state: inout LabelsState<Label>, action: LabelsAction) -> Effect<LabelsAction> {
+    if case .add(let id, let text) = action { state.labels.insert(Label(id: id, text: text)) }
+    return .none
+  }
+}
+
+@MainActor
+struct EntityRowTests {
+  static func store<Label: TestLabel>(_ label: Label.Type, _ path: String) throws
+    -> Store<LabelsState<Label>, LabelsAction>
+  {
+    try Store(path: path, initialState: LabelsState<Label>(), reducer: LabelsReducer<Label>())
+  }
+
+  @Test func theDefaultRowIsGRDBsEncodingOfTheRecord() throws {
+    struct Plain: Entity {
+      static let databaseTableName = "plain"
+      var id: UUID
+      var when: Date
+      var tags: [String]
+      static func createTable(_ db: Database) throws {}
+    }
+    let plain = Plain(id: UUID(), when: Date(timeIntervalSince1970: 1_700_000_000.25), tags: ["a", "b"])
+    #expect(try plain.databaseRow() == (try plain.databaseDictionary))
+    #expect(try plain.databaseRow()["id"] == plain.id.uuidString.databaseValue)  // Rewind's key form
+  }
+
+  @Test func memoryHoldsWhatTheRowReadsBackAs() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("labels.sqlite")
+    let store = try Self.store(ShoutedLabel.self, path)
+    try store.send(.add(id: 1, text: "quiet"))
+    #expect(store.state.labels[1]?.text == "QUIET")
+    #expect(try Self.store(ShoutedLabel.self, path).state == store.state)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
+  @Test func aRowThatDoesNotReadBackIsRefusedAndNothingIsWritten() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("labels.sqlite")
+    let store = try Self.store(ForgetfulLabel.self, path)
+    let before = try dump(path)
+    let error = #expect(throws: RewindError.self) { try store.send(.add(id: 1, text: "lost")) }
+    #expect(error?.code == .invalidValue)
+    #expect(error?.message.contains("cannot be read back") == true, "\(error?.message ?? "")")
+    #expect(store.state.labels.isEmpty)
+    #expect(try dump(path) == before)
+  }
+}
