@@ -22,6 +22,35 @@ struct DatabaseRefusalTests {
     #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
   }
 
+  /// Another app's Rewind file (found by an app written on the library: the tasks example
+  /// opened a kanban board's file, created its tables beside the board's, recorded its
+  /// migrations, and locked the board's own app out). Refused whichever app opens whose, and
+  /// the file is left byte for byte as it was; the other app and the tool still read it.
+  @Test func refusesAnotherAppsFile() throws {
+    let directory = try TemporaryDirectory()
+    let journal = directory.path("journal.sqlite")
+    do {
+      let store = try JournalStore.journal(path: journal)
+      try store.send(.add(title: "A"))
+    }
+    try expectRefusal(
+      journal, code: .schemaMismatch, mentioning: "holds another app's state: its entity tables (entries)")
+    let tasks = directory.path("tasks.sqlite")
+    do {
+      let store = try TasksStore.tasks(path: tasks)
+      try store.send(.add(title: "Buy milk"))
+    }
+    let before = contents(of: tasks)
+    #expect {
+      _ = try JournalStore.journal(path: tasks)
+    } throws: { error in
+      (error as? RewindError)?.code == .schemaMismatch && "\(error)".contains("projects, tasks")
+    }
+    #expect(contents(of: tasks) == before)
+    #expect(try JournalStore.journal(path: journal).state.entries.count == 1)
+    #expect(try RewindDatabase(path: tasks).verify().problems == [])
+  }
+
   @Test func refusesAFileThatIsNotSQLite() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("notes.txt")

@@ -81,6 +81,45 @@ struct TrustRegressionTests {
     #expect(try verify() == [])
   }
 
+  /// A group of typing that spans a non-undoable action: the step's entries never changed the
+  /// column the non-undoable action set (found by an app written on the library, whose undo
+  /// of the typing also reverted a sync counter).
+  @Test func undoOfAGroupKeepsAColumnANonUndoableActionSetInsideIt() throws {
+    let store = try JournalStore.journal(path: path)
+    try store.send(.add(title: "A"))
+    try store.send(.type(id: 1, text: "a"))
+    try store.send(.syncRename(id: 1, title: "synced"))
+    try store.send(.type(id: 1, text: "b"))
+    try store.undo()  // the typing, one step
+    #expect(store.state.entries[1]?.body == "")
+    #expect(store.state.entries[1]?.title == "synced")
+    #expect(store.state == (try fileState(path)))
+    try store.redo()
+    #expect(store.state.entries[1]?.body == "ab")
+    #expect(store.state.entries[1]?.title == "synced")
+    #expect(try verify() == [])
+  }
+
+  /// View state an action left pointing at the entity it deleted is repaired when the next
+  /// process opens the file, in the action's step: undo there gives what undo in the first
+  /// process gives (the sheet back with its entity), not the repair's state.
+  @Test func undoAfterReopeningGivesWhatUndoInTheSameProcessGives() throws {
+    let first = try JournalStore.journal(path: path)
+    try first.send(.add(title: "A"))
+    try first.send(.select(id: 1))
+    try first.send(.present(.edit(id: 1)))
+    try first.send(.delete(id: 1))  // leaves the selection and the sheet dangling
+    let copy = directory.path("copy.sqlite")
+    _ = try RewindDatabase(path: path).backup(to: copy)
+    try first.undo()
+    let reopened = try JournalStore.journal(path: copy)
+    #expect(reopened.state.view.modal == nil)  // repaired on open
+    try reopened.undo()
+    #expect(reopened.state == first.state)
+    #expect(reopened.state.view.modal == .edit(id: 1))
+    #expect(try RewindDatabase(path: copy).verify().problems == [])
+  }
+
   @Test func undoDoesNotBringBackARowALaterActionDeleted() throws {
     let store = try JournalStore.journal(path: path)
     try store.send(.add(title: "A"))

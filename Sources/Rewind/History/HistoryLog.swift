@@ -76,14 +76,15 @@ struct HistoryLog {
     lastStep = nil
     openGroup = nil
     // The group stays open if the last entry that touched the undo stacks is a grouped action
-    // of the step on top of the undo stack. The entries that created the file are skipped by
+    // of the step on top of the undo stack (a repair that joined the step leaves it open, as it
+    // does in the process that logs it). The entries that created the file are skipped by
     // seq: reading their `kind`, stored after their changes, would read the whole initial
     // state (a file with no undoable action since its creation would, at every open).
     if let row = try Row.fetchOne(
       db,
       sql: """
         SELECT kind, step, group_key FROM action_log
-        WHERE seq > ? AND (step IS NOT NULL OR kind NOT IN ('action', 'repair', 'initialize'))
+        WHERE seq > ? AND ((step IS NOT NULL AND kind <> 'repair') OR kind NOT IN ('action', 'repair', 'initialize'))
         ORDER BY seq DESC LIMIT 1
         """,
       arguments: [initializedThrough ?? 0])
@@ -91,8 +92,12 @@ struct HistoryLog {
       let kind = try row.checked("kind", in: EngineTable.actionLog.name, as: String.self)
       let step = try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self)
       let key = try row.checked("group_key", in: EngineTable.actionLog.name, as: String?.self)
-      if kind == LogEntry.Kind.action.rawValue, let step, step == nextUndo, let key {
-        openGroup = (step, key)
+      if kind == LogEntry.Kind.action.rawValue, let step, step == nextUndo {
+        // A repair logged now (opening, or catching up with other writers) mends what that
+        // action left: it joins its step, as it would have in the process that sent it, so
+        // undoing the step in any process gives the same state.
+        lastStep = step
+        if let key { openGroup = (step, key) }
       }
     }
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
@@ -384,7 +389,7 @@ struct HistoryLog {
       // Entries in the range that are not the step's (a non-undoable action between two
       // grouped ones) are skipped; a step that is not an integer is damage, not "another step".
       guard try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self) == step else { continue }
-      for change in try decodeChanges(row) { net.add(change) }
+      for change in try decodeChanges(row) { net.add(change, byColumn: true) }
     }
     // A step undone by an earlier release has no recorded application: its undo reverted its
     // own entries, so redo reapplies them.
@@ -587,10 +592,28 @@ struct NetChanges {
   /// The merged change of the row `id`, if any change touched it.
   subscript(id: RowID) -> RowChange? { index[id].map { changes[$0] } }
 
-  mutating func add(_ change: RowChange) {
+  /// Merges `change` into the row's merged change.
+  ///
+  /// - Parameter byColumn: merge updates column by column, for changes with gaps between them
+  ///   (a group's entries, with a non-undoable action between two of them): a column the
+  ///   later change did not set keeps the value the earlier ones left, and one it set first
+  ///   takes its old value from it, so a column only entries in the gaps changed shows as
+  ///   unchanged and a revert leaves it alone.
+  mutating func add(_ change: RowChange, byColumn: Bool = false) {
     let id = RowID(table: change.table, key: change.key)
     if let position = index[id] {
-      changes[position].after = change.after
+      guard byColumn, var before = changes[position].before, var after = changes[position].after,
+        let laterBefore = change.before, let laterAfter = change.after
+      else {
+        changes[position].after = change.after
+        return
+      }
+      for (column, value) in laterAfter where laterBefore[column] != value {
+        if after[column] == before[column] { before[column] = laterBefore[column] }
+        after[column] = value
+      }
+      changes[position].before = before
+      changes[position].after = after
     } else {
       index[id] = changes.count
       changes.append(change)

@@ -111,6 +111,7 @@ final class Repository<State: PersistentState> {
           let isNew = try DatabaseFile.needsSettingUp(db)
           if !isNew { _ = try DatabaseFile.checkRewindTables(db, path: name) }
           try EngineMigrations.migrate(db, path: name)
+          if !isNew { try Self.checkIsThisAppsFile(db, schema, name) }
           var history = try HistoryLog(db)
           // The app's migrations run on its tables as the file has them, before the schema
           // creates what is missing.
@@ -169,6 +170,7 @@ final class Repository<State: PersistentState> {
   ) throws -> HistoryLog? {
     db.clearSchemaCache()
     guard try !EngineMigrations.isPending(db) else { return nil }
+    try checkIsThisAppsFile(db, schema, name)
     let recorded = try AppSchemaHistory(db)
     guard try AppMigrator.pending(schema.migrations, recorded: recorded, path: name).isEmpty else { return nil }
     do {
@@ -177,6 +179,27 @@ final class Repository<State: PersistentState> {
       return nil
     }
     return try HistoryLog(db)
+  }
+
+  /// Refuses the file of another app: one whose entity tables are none of this app's, where
+  /// none of its migrations accounts for the difference (a transform may rename tables, a
+  /// change may drop them). Opening it would create this app's tables beside the other's,
+  /// record this app's migrations as done, and offer the other app's history to undo.
+  private static func checkIsThisAppsFile(_ db: Database, _ schema: StateSchema<State>, _ name: String) throws {
+    let declared = Set(schema.parts.compactMap(\.declaredEntityTable))
+    guard !declared.isEmpty else { return }
+    let registered = try String.fetchAll(db, sql: "SELECT name FROM rewind_entity_tables ORDER BY name")
+    guard !registered.isEmpty, declared.isDisjoint(with: registered) else { return }
+    for migration in schema.migrations {
+      guard case .changes(let changes) = migration.kind else { return }
+      for change in changes {
+        if case .dropTable(let table, _) = change.operation, registered.contains(table) { return }
+      }
+    }
+    throw RewindError(
+      .schemaMismatch,
+      "\(name) holds another app's state: its entity tables (\(registered.joined(separator: ", "))) are none of this app's (\(declared.sorted().joined(separator: ", "))), and no migration of this app accounts for them; nothing was written. Open it with the app that wrote it (the rewind tool reads any Rewind file)"
+    )
   }
 
   /// Runs `body` in one write transaction, after bringing the position up to date with what

@@ -206,13 +206,27 @@ struct HistoryModel {
   var nextUndo: Int64? { steps.values.filter { !$0.undone }.map(\.id).max() }
   var nextRedo: Int64? { steps.values.filter(\.undone).map(\.id).min() }
 
-  /// The group an action with the same key joins, derived from the log as the engine does.
-  var openGroup: (step: Int64, key: String)? {
-    guard let entry = log.last(where: { $0.step != nil || !["action", "repair", "initialize"].contains($0.kind) })
+  /// The action on top of the undo stack, if it is the last entry that touched the stacks
+  /// (repairs that joined its step aside), derived from the log as the engine does.
+  var topAction: LogEntry? {
+    guard
+      let entry = log.last(where: {
+        ($0.step != nil && $0.kind != "repair") || !["action", "repair", "initialize"].contains($0.kind)
+      })
     else { return nil }
-    guard entry.kind == "action", let step = entry.step, step == nextUndo, let group = entry.group else { return nil }
+    guard entry.kind == "action", let step = entry.step, step == nextUndo else { return nil }
+    return entry
+  }
+
+  /// The group an action with the same key joins.
+  var openGroup: (step: Int64, key: String)? {
+    guard let entry = topAction, let step = entry.step, let group = entry.group else { return nil }
     return (step, group)
   }
+
+  /// The step a repair joins when a store opens or catches up: that action's, which left what
+  /// the repair mends, as it would have joined in the process that sent it.
+  var reloadedLastStep: Int64? { topAction?.step }
 
   /// Appends an entry (rows written), with the engine's step rules. Returns its seq.
   @discardableResult
@@ -254,23 +268,37 @@ struct HistoryModel {
     return seq
   }
 
-  func net(_ entries: [LogEntry]) -> [Change] {
+  /// Changes merged per row: the first before and the last after. `byColumn` (a step's own
+  /// entries, which may have other entries between them) merges updates column by column: a
+  /// column is the step's only where one of its entries changed it.
+  func net(_ entries: [LogEntry], byColumn: Bool = false) -> [Change] {
     var order: [Key] = []
     var merged: [Key: Change] = [:]
     for change in entries.flatMap(\.changes) {
-      if merged[change.key] == nil {
+      guard var existing = merged[change.key] else {
         order.append(change.key)
         merged[change.key] = change
-      } else {
-        merged[change.key]!.after = change.after
+        continue
       }
+      if byColumn, var before = existing.before, var after = existing.after, let laterBefore = change.before,
+        let laterAfter = change.after
+      {
+        for (column, value) in laterAfter where laterBefore[column] != value {
+          if after[column] == before[column] { before[column] = laterBefore[column] }
+          after[column] = value
+        }
+        (existing.before, existing.after) = (before, after)
+      } else {
+        existing.after = change.after
+      }
+      merged[change.key] = existing
     }
     return order.map { merged[$0]! }
   }
 
   func latestApplication(of step: Step) -> [Change] {
     if let applied = step.applied { return net(log.filter { applied.contains($0.seq) }) }
-    let own = net(log.filter { $0.step == step.id })
+    let own = net(log.filter { $0.step == step.id }, byColumn: true)
     return step.undone ? own.reversed().map { Change(key: $0.key, before: $0.after, after: $0.before) } : own
   }
 
@@ -339,7 +367,9 @@ struct HistoryModel {
       return .refused
     }
     let saved = self
-    if !repairs.isEmpty { append(kind: "repair", changes: repairs, undo: .joinLastStep, lastStep: nil) }
+    if !repairs.isEmpty {
+      append(kind: "repair", changes: repairs, undo: .joinLastStep, lastStep: reloadedLastStep)
+    }
     stores[store].seen = lastSeq
     let outcome = failing ? Self.failing(operation, &self, store: store, reducesFirst: reducesFirst) : operation(&self)
     stores[store].seen = lastSeq
@@ -426,7 +456,7 @@ struct HistoryModel {
   /// Opening (or reloading) a store: read the tables, repair.
   mutating func reopen(store: Int) {
     stores[store].largest = maxID(in: rows)
-    repairAfter(store: store, lastStep: nil)
+    repairAfter(store: store, lastStep: reloadedLastStep)
   }
 
   mutating func restore(to seq: Int64) -> Outcome {
