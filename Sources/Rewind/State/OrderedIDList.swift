@@ -41,6 +41,9 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   @usableFromInline var keys: [ID: String] = [:]
   /// Position keys as they were before the action in progress touched them (`nil`: absent).
   @usableFromInline var pending: [ID: String?] = [:]
+  /// The ids each change touched, in order, until ``OrderedIDLists`` takes them to keep its
+  /// children's owners (so that m appends to one owner's list cost O(m), not O(m²)).
+  @usableFromInline var touched: [ID] = []
 
   /// Creates an empty list.
   @inlinable
@@ -51,6 +54,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   public init(_ ids: some Sequence<ID>) {
     for id in ids { append(id) }
     pending = [:]
+    touched = []
   }
 
   /// The number of ids in the list.
@@ -204,7 +208,10 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   @inlinable
   mutating func takeChanges() -> [(id: ID, before: String?, after: String?)] {
     guard !pending.isEmpty else { return [] }
-    defer { pending = [:] }
+    defer {
+      pending = [:]
+      touched = []
+    }
     return pending.compactMap { id, before in
       let after = keys[id]
       return before == after ? nil : (id, before, after)
@@ -216,6 +223,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   @inlinable
   mutating func recordBefore(_ id: ID) {
     if pending.index(forKey: id) == nil { pending[id] = .some(keys[id]) }
+    touched.append(id)
   }
 
   /// A position key between the members at `offset - 1` and `offset`.
