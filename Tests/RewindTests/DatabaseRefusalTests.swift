@@ -51,6 +51,20 @@ struct DatabaseRefusalTests {
     #expect(try RewindDatabase(path: tasks).verify().problems == [])
   }
 
+  /// A write SQLite refuses as read-only after the file opened for writing (a file without
+  /// write permission beside writable -wal and -shm files) is a RewindError naming the file,
+  /// not the statement SQLite refused; other errors pass through.
+  @Test func aWriteSQLiteRefusesAsReadOnlyIsARewindErrorNamingTheFile() throws {
+    let refused = DatabaseError(resultCode: .SQLITE_READONLY, message: "attempt to write a readonly database")
+    let error = try #require(DatabaseFile.readOnlyRefusal(refused, path: "board.sqlite"))
+    #expect(error.code == .readOnly)
+    #expect(
+      error.message.hasPrefix(
+        "board.sqlite cannot be written: the file, its -wal or -shm file, or its folder is read-only"))
+    #expect(DatabaseFile.readOnlyRefusal(DatabaseError(resultCode: .SQLITE_FULL), path: "board.sqlite") == nil)
+    #expect(DatabaseFile.readOnlyRefusal(RewindError(.conflict, "x"), path: "board.sqlite") == nil)
+  }
+
   @Test func refusesAFileThatIsNotSQLite() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("notes.txt")

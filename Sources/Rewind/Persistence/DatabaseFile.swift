@@ -51,6 +51,19 @@ enum DatabaseFile {
   }
 
   /// Whether this process may write the file and create its `-wal` and `-shm` files beside it.
+  /// The error for a write SQLite refused because the file, its `-wal` or `-shm` file, or its
+  /// folder is read-only (opening read-write succeeds there; the first write fails), or `nil`
+  /// for any other error.
+  static func readOnlyRefusal(_ error: any Error, path: String) -> RewindError? {
+    guard let error = error as? DatabaseError,
+      error.resultCode == .SQLITE_READONLY || (error.resultCode == .SQLITE_CANTOPEN && !canWrite(path))
+    else { return nil }
+    return RewindError(
+      .readOnly,
+      "\(path) cannot be written: the file, its -wal or -shm file, or its folder is read-only; nothing was changed",
+      underlying: error)
+  }
+
   static func canWrite(_ path: String) -> Bool {
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
     return access(path, W_OK) == 0 && access(folder, W_OK) == 0

@@ -157,7 +157,8 @@ final class Repository<State: PersistentState> {
     } catch let error as RewindError {
       throw error
     } catch {
-      throw RewindError(.schemaMismatch, "setting up \(name) failed", underlying: error)
+      throw DatabaseFile.readOnlyRefusal(error, path: name)
+        ?? RewindError(.schemaMismatch, "setting up \(name) failed", underlying: error)
     }
   }
 

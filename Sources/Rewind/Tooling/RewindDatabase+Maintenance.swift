@@ -286,7 +286,11 @@ extension RewindDatabase {
   /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
   ///   problem: compacting would bury it. Nothing changes then.
   public func compact(keep: Int, progress: (Int, Int) -> Void = { _, _ in }) throws -> CompactionReport {
-    try compact(keep: keep, progress: progress, partBytes: SnapshotWorker.defaultPartBytes, afterReading: {})
+    do {
+      return try compact(keep: keep, progress: progress, partBytes: SnapshotWorker.defaultPartBytes, afterReading: {})
+    } catch {
+      throw DatabaseFile.readOnlyRefusal(error, path: path) ?? error
+    }
   }
 
   /// ``compact(keep:progress:)``, writing the base in parts of `partBytes` and running

@@ -120,7 +120,7 @@ public final class RewindDatabase {
       return result
     } catch {
       try? queue.read { db in try history.reload(db) }
-      throw error
+      throw DatabaseFile.readOnlyRefusal(error, path: path) ?? error
     }
   }
 
@@ -254,7 +254,12 @@ public final class RewindDatabase {
         }
         return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: history.fileLastSeq(db))
       }
-      let stored = try SnapshotWorker.store(snapshot, label: label, in: queue)
+      let stored: Int64?
+      do {
+        stored = try SnapshotWorker.store(snapshot, label: label, in: queue)
+      } catch {
+        throw DatabaseFile.readOnlyRefusal(error, path: path) ?? error
+      }
       try queue.read { db in try history.reload(db) }
       if let stored { return stored }
       // Another process migrated the app's schema while the state was read: read it again.
