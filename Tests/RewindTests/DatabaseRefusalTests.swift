@@ -49,6 +49,18 @@ struct DatabaseRefusalTests {
     #expect(contents(of: tasks) == before)
     #expect(try JournalStore.journal(path: journal).state.entries.count == 1)
     #expect(try RewindDatabase(path: tasks).verify().problems == [])
+    // The tool imports neither app's export into the other's file, saying why (not that the
+    // export's app schema version is newer).
+    let journalExport = try RewindDatabase(path: journal).export()
+    let database = try RewindDatabase(path: tasks)
+    let exportBefore = try database.export()
+    let error = #expect(throws: RewindError.self) { try database.importState(journalExport) }
+    #expect(error?.code == .invalidImport)
+    #expect(
+      error?.message
+        == "the file is an export of another app: its entity tables (entries) are none of this database's (projects, tasks)"
+    )
+    #expect(try database.export() == exportBefore)
   }
 
   /// A write SQLite refuses as read-only after the file opened for writing (a file without

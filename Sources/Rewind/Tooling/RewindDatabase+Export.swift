@@ -161,6 +161,19 @@ extension RewindDatabase {
     guard document.version == exportVersion else {
       throw invalid("the file is export version \(document.version); this tool reads version \(exportVersion)")
     }
+    // Another app's export (none of its tables is this database's, nor dropped by one of its
+    // migrations) is said to be one, rather than compared by version with this app's schema.
+    let exported = Set(document.entities.keys)
+    let droppedEver = catalog.appSchema.records.flatMap(\.operations).compactMap { operation -> String? in
+      if case .dropTable(let table, _) = operation { table } else { nil }
+    }
+    if !exported.isEmpty, !catalog.entityTables.isEmpty,
+      exported.isDisjoint(with: catalog.entityTables), exported.isDisjoint(with: droppedEver)
+    {
+      throw invalid(
+        "the file is an export of another app: its entity tables (\(exported.sorted().joined(separator: ", "))) are none of this database's (\(catalog.entityTables.sorted().joined(separator: ", ")))"
+      )
+    }
     var rows = StateRows(empty: catalog)
     // An export written at an earlier app schema version (a file users kept from an earlier
     // version of the app) is read through the migrations since, as the log's images are.
