@@ -126,16 +126,18 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
     // A row that writes its key in another form (its own `encode(to:)` storing a UUID as GRDB's
     // blob where the strategy says text) would be a row the lists and the log cannot name.
-    if E.ID.self != UUID.self, E.ID.fromDatabaseValue(written) != id {
-      throw RewindError(
-        .invalidValue,
-        "\(E.self) \(id) writes its key as \(describe([E.keyColumn: written])), which does not read back as its id: write `id` itself in \(E.keyColumn)"
-      )
-    }
     if E.ID.self == UUID.self {
       throw RewindError(
         .invalidValue,
         "\(E.self) writes its key as \(describe([E.keyColumn: written])), but its UUID strategy (databaseUUIDEncodingStrategy(for:)) stores it as \(describe([E.keyColumn: key])), the form order lists and the log name it by: write the key in the strategy's form (id.uuidString for uppercase text), or return the strategy of the form it writes"
+      )
+    }
+    // Otherwise the same id in other bytes (the stored row's spelling of an equivalent string)
+    // names the row; a key that is not the id at all names none.
+    guard E.ID.fromDatabaseValue(written) == id else {
+      throw RewindError(
+        .invalidValue,
+        "\(E.self) \(id) writes its key as \(describe([E.keyColumn: written])), which does not read back as its id: write `id` itself in \(E.keyColumn)"
       )
     }
     return RowChange(table: table, key: [E.keyColumn: written], before: before, after: after)
