@@ -38,11 +38,23 @@ struct ForgetfulLabel: Entity {
   static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
+/// A label whose row builder writes another key than its id.
+struct MiskeyedLabel: Entity {
+  static let databaseTableName = "labels"
+  var id: Int64
+  var text: String
+
+  func databaseRow() -> [String: DatabaseValue] { ["id": (id + 100).databaseValue, "text": text.databaseValue] }
+
+  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
+}
+
 protocol TestLabel: Entity where ID == Int64 {
   init(id: Int64, text: String)
 }
 extension ShoutedLabel: TestLabel {}
 extension ForgetfulLabel: TestLabel {}
+extension MiskeyedLabel: TestLabel {}
 
 struct LabelsState<Label: TestLabel>: PersistentState, Equatable {
   var labels = EntityTable<Label>()
@@ -99,6 +111,18 @@ struct EntityRowTests {
     let error = #expect(throws: RewindError.self) { try store.send(.add(id: 1, text: "lost")) }
     #expect(error?.code == .invalidValue)
     #expect(error?.message.contains("cannot be read back") == true, "\(error?.message ?? "")")
+    #expect(store.state.labels.isEmpty)
+    #expect(try dump(path) == before)
+  }
+
+  @Test func aRowKeyedByAnotherIdIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("labels.sqlite")
+    let store = try Self.store(MiskeyedLabel.self, path)
+    let before = try dump(path)
+    let error = #expect(throws: RewindError.self) { try store.send(.add(id: 1, text: "one")) }
+    #expect(error?.code == .invalidValue)
+    #expect(error?.message.contains(#"writes its key as {"id":101}, which does not read back as its id"#) == true)
     #expect(store.state.labels.isEmpty)
     #expect(try dump(path) == before)
   }
