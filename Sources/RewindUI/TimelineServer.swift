@@ -246,7 +246,7 @@ extension Response {
         switch error.code {
         case .unknownSeq: 404
         case .snapshotLabel: error.message.hasPrefix("there is no") ? 404 : error.message.contains("empty") ? 400 : 409
-        case .conflict, .readOnly: 409
+        case .conflict, .readOnly, .historyBarrier: 409
         case .invalidValue, .invalidImport: 400
         default: 500
         }

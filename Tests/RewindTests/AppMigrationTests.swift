@@ -217,6 +217,12 @@ struct AppMigrationTests {
     // Undo reaches the barrier and stops there, with a reason.
     #expect(try store.undo() != nil)
     #expect(store.state.inner.people[2]?.name == "GRACE")
+    // Nothing is offered to undo (the steps before the barrier stay on the stack, refused):
+    // the store, the tool's position (the timeline UI's Undo button) and `inspect` agree.
+    #expect(!store.canUndo)
+    #expect(try database.position().canUndo == false)
+    #expect(try database.inspect().undoSteps == 0)
+    #expect(try database.position().redoSteps.count == 1)
     for attempt in [{ _ = try store.undo() }, { _ = try database.undo() }] {
       #expect {
         try attempt()

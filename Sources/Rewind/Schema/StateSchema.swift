@@ -17,6 +17,10 @@ public struct StateSchema<Root> {
   let parts: [any StatePart<Root>]
   /// The app's migrations, oldest first (see ``migrations(_:)``).
   var migrations: [SchemaMigration] = []
+  /// The `repairViewState()` of each child state included with ``scope(_:viewPrefix:)``
+  /// (and of theirs), run before the root's own: a feature repairs its view state wherever it
+  /// is composed.
+  var childRepairs: [(inout Root) -> Void] = []
 
   /// A schema of one part, its hot paths compiled here.
   ///
@@ -36,6 +40,7 @@ public struct StateSchema<Root> {
   /// A schema made of the given parts.
   public init(_ parts: StateSchema...) {
     self.init(specialized: parts.flatMap(\.specialized))
+    childRepairs = parts.flatMap(\.childRepairs)
   }
 
   /// The same schema, with parts of its own for one store: a part that remembers what it last
@@ -44,6 +49,7 @@ public struct StateSchema<Root> {
   func renewed() -> Self {
     var schema = Self(specialized: specialized.map { $0.renewed() })
     schema.migrations = migrations
+    schema.childRepairs = childRepairs
     return schema
   }
 
@@ -125,7 +131,12 @@ public struct StateSchema<Root> {
   ) -> Self {
     // A pulled-back part is a new instance (view parts keep what they last wrote): its hot
     // paths are its own, compiled generically, as the child's part types are not known here.
-    Self(specialized: Child.schema.parts.map { SpecializedPart($0.pulledBack(along: keyPath, viewPrefix: viewPrefix)) })
+    var schema = Self(
+      specialized: Child.schema.parts.map { SpecializedPart($0.pulledBack(along: keyPath, viewPrefix: viewPrefix)) })
+    schema.childRepairs =
+      Child.schema.childRepairs.map { repair in { root in repair(&root[keyPath: keyPath]) } }
+      + [{ root in root[keyPath: keyPath].repairViewState() }]
+    return schema
   }
 }
 
@@ -350,5 +361,14 @@ extension StateSchema {
   /// Makes `root` reflect `changes`: all of them, or (if one does not decode) none.
   func apply(_ changes: [RowChange], _ direction: ChangeDirection, to root: inout Root) throws {
     try prepare(changes, direction).apply(to: &root)
+  }
+}
+
+extension StateSchema where Root: PersistentState {
+  /// Repairs `root`'s view state: each feature's included with ``scope(_:viewPrefix:)`` (the
+  /// innermost first), then the root's own.
+  func repairViewState(of root: inout Root) {
+    for repair in childRepairs { repair(&root) }
+    root.repairViewState()
   }
 }

@@ -132,7 +132,7 @@ extension Store {
   /// Runs the state's repair and logs what it changed as a `repair` entry (in the step of the
   /// entry before it, if that entry started or joined one).
   func repair(after seq: Int64?, _ db: Database, _ history: inout HistoryLog) throws {
-    current.repairViewState()
+    repository.schema.repairViewState(of: &current)
     let changes = try repository.schema.takeChanges(from: &current)
     guard !changes.isEmpty else { return }
     _ = try history.append(

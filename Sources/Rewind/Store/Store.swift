@@ -263,7 +263,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     update.apply(to: &loaded)
     // A read-only store shows the file as it is: logging a repair would be a write.
     if !repository.isReadOnly {
-      loaded.repairViewState()
+      repository.schema.repairViewState(of: &loaded)
       guard try repository.schema.takeChanges(from: &loaded).isEmpty else { return false }
     }
     current = loaded

@@ -21,7 +21,8 @@ public struct Inspection: Sendable {
   /// The seq of the last entry, and the seq history starts after.
   public var lastSeq: Int64
   public var baseSeq: Int64
-  /// The sizes of the undo and redo stacks.
+  /// The steps undo and redo can move (steps from before a barrier migration stay on the
+  /// stacks, refused, and are not counted).
   public var undoSteps: Int
   public var redoSteps: Int
   public var snapshots: [SnapshotInfo]
@@ -212,8 +213,12 @@ extension RewindDatabase {
         },
         lastSeq: history.lastSeq,
         baseSeq: history.baseSeq,
-        undoSteps: try Int.fetchOne(db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 0") ?? 0,
-        redoSteps: try Int.fetchOne(db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 1") ?? 0,
+        undoSteps: try Int.fetchOne(
+          db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 0 AND id >= ?",
+          arguments: [history.tables.appSchema.lastBarrier]) ?? 0,
+        redoSteps: try Int.fetchOne(
+          db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 1 AND id >= ?",
+          arguments: [history.tables.appSchema.lastBarrier]) ?? 0,
         snapshots: try HistoryLog.snapshots(db))
     }
   }

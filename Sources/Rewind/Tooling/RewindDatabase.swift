@@ -285,8 +285,11 @@ public final class RewindDatabase {
     try queue.read { db in
       var redo: [Int64] = []
       var canUndo = false
-      // Undone steps are the largest ids: walk down until the first step that is not.
-      let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
+      // Undone steps are the largest ids: walk down until the first step that is not. Steps
+      // from before a barrier migration are refused by undo and redo: not offered.
+      let barrier = try AppSchemaHistory(db).lastBarrier
+      let steps = try Row.fetchCursor(
+        db, sql: "SELECT id, undone FROM undo_steps WHERE id >= ? ORDER BY id DESC", arguments: [barrier])
       while let step = try steps.next() {
         guard try step.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self) else {
           canUndo = true
