@@ -39,7 +39,18 @@ import IssueReporting
 public final class TestStore<State: PersistentState & Equatable, Action: LoggedAction & Equatable> {
   /// The store under test.
   public let store: Store<State, Action>
-  private var received: [Action] = []
+  /// The actions effects sent that the test has not received yet, in a box the store's
+  /// `deinit` can read: it runs where the test lets go of the store, where the test framework
+  /// can still tie an issue to the test (an isolated `deinit` would run without the test's
+  /// task-local context, and the issue would be lost).
+  private let inbox = Inbox()
+  private var received: [Action] {
+    get { inbox.actions }
+    set { inbox.actions = newValue }
+  }
+  /// Where the test created the store: an action still not received when the test lets go of
+  /// it is reported there.
+  private let created: Location
 
   /// Creates a test store with a new in-memory database.
   ///
@@ -50,14 +61,33 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
   ///     starts from the deterministic `uuid` and `date` described above, which it may replace.
   public init(
     initialState: State, reducer: some Reducer<State, Action>,
-    withDependencies: (inout DependencyValues) -> Void = { _ in }
+    withDependencies: (inout DependencyValues) -> Void = { _ in },
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
   ) throws {
+    created = Location(fileID: fileID, filePath: filePath, line: line, column: column)
     store = try Store(inMemory: initialState, reducer: reducer) {
       $0.uuid = .incrementing
       $0.date = .constant(Date(timeIntervalSince1970: 1_234_567_890))
       withDependencies(&$0)
     }
     store.interceptEffectActions { [weak self] action in self?.received.append(action) }
+  }
+
+  // An effect's action that arrived and was never received is a change the test did not
+  // state, whether or not it calls `finish()`.
+  deinit {
+    Self.reportUnreceived(inbox, at: created)
+  }
+
+  /// A lock-protected list of actions (see ``inbox``).
+  private final class Inbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Action] = []
+    var actions: [Action] {
+      get { lock.withLock { stored } }
+      set { lock.withLock { stored = newValue } }
+    }
   }
 
   /// The current state.
@@ -161,15 +191,25 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     if store.hasRunningEffects {
       location.report("An effect was still running after \(timeout).")
     }
-    if !received.isEmpty {
-      let actions = received.map { String(customDumping: $0) }.joined(separator: "\n")
-      location.report(
-        """
-        \(received.count) action\(received.count == 1 ? " was" : "s were") sent by effects but not received:
+    reportUnreceived(at: location)
+  }
 
-        \(actions)
-        """)
-    }
+  /// Reports the actions effects sent that the test did not receive, once.
+  private func reportUnreceived(at location: Location) {
+    Self.reportUnreceived(inbox, at: location)
+  }
+
+  private nonisolated static func reportUnreceived(_ inbox: Inbox, at location: Location) {
+    let received = inbox.actions
+    guard !received.isEmpty else { return }
+    inbox.actions = []
+    let actions = received.map { String(customDumping: $0) }.joined(separator: "\n")
+    location.report(
+      """
+      \(received.count) action\(received.count == 1 ? " was" : "s were") sent by effects but not received:
+
+      \(actions)
+      """)
   }
 
   private func expect(

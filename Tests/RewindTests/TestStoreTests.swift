@@ -3,7 +3,7 @@ import RewindTesting
 import Testing
 import XCTest
 
-@testable import Rewind
+@_spi(Testing) @testable import Rewind
 @testable import TasksExample
 
 /// The test store's own behaviour: what passes, what fails, and the exact text of each failure.
@@ -238,6 +238,23 @@ struct TestStoreTests {
           ]
         )
         """)
+  }
+
+  /// Without `finish()`: an effect's action that arrived and was never received fails the test
+  /// when the test lets go of the store, at the line that created it (found by an app's tests
+  /// that ended without `finish()` and passed).
+  @Test func anEffectActionNotReceivedFailsWhenTheStoreIsReleasedWithoutFinish() async throws {
+    let (directory, path) = try importFile(#"[{"title": "Milk"}]"#)
+    _ = directory
+    let message = await recordedIssue { @MainActor in
+      var store: TestStore<TasksState, TasksAction>? = try TestStore(
+        initialState: TasksState(), reducer: TasksReducer())
+      try await store?.send(.importFile(path: path)) { _ = $0.view.importStatus.begin() }
+      // The effect's action arrives; the test neither receives it nor calls finish().
+      while store?.store.hasRunningEffects == true { try await Task.sleep(for: .milliseconds(2)) }
+      store = nil
+    }
+    #expect(message.hasPrefix("1 action was sent by effects but not received:"), "\(message)")
   }
 }
 
