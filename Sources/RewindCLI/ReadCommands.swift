@@ -45,7 +45,10 @@ struct Snapshots: ParsableCommand {
     let snapshots = try database.openForReading().snapshots()
     if snapshots.isEmpty { print("No snapshots.") }
     for snapshot in snapshots {
-      print("\(snapshot.label ?? "(\(snapshot.kind))")  seq \(snapshot.seq)  \(snapshot.kind)  \(snapshot.time)")
+      // Labels quoted, as inspect shows them: a label such as "(automatic)" is not taken for the kind.
+      print(
+        "\(snapshot.label.map { "\"\($0)\"" } ?? "(\(snapshot.kind))")  seq \(snapshot.seq)  \(snapshot.kind)  \(snapshot.time)"
+      )
     }
   }
 }

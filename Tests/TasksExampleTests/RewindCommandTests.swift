@@ -88,7 +88,7 @@ struct RewindCommandTests {
     try runner.tasks("--db", "tasks.sqlite", "add", "Later")
     try runner.tasks("--db", "tasks.sqlite", "delete", "2")
     #expect(try rewind("export", "tasks.sqlite") != atSnapshot)
-    #expect(try rewind("snapshots", "tasks.sqlite").contains("checkpoint  seq 13  manual"))
+    #expect(try rewind("snapshots", "tasks.sqlite").contains("\"checkpoint\"  seq 13  manual"))
     try rewind("restore", "tasks.sqlite", "--snapshot", "checkpoint")
     #expect(try rewind("export", "tasks.sqlite") == atSnapshot)
     #expect(try rewind("verify", "tasks.sqlite").contains("snapshot \"checkpoint\" at seq 13 matches the log"))
@@ -132,6 +132,10 @@ struct RewindCommandTests {
       ),
       (
         #"{"format":"rewind-export","version":1,"entities":{"notes":[]},"lists":{},"view":{}}"#,
+        "the file is an export of another app: its entity tables (notes) are none of this database's"
+      ),
+      (
+        #"{"format":"rewind-export","version":1,"entities":{"tasks":[],"projects":[],"notes":[]},"lists":{},"view":{}}"#,
         "entity table notes does not exist"
       ),
       (#"{"format":"rewind-export","version":"1","entities":{},"lists":{},"view":{}}"#, "version"),
