@@ -480,6 +480,17 @@ struct TrustRegressionTests {
     }
   }
 
+  /// A directory given as the database is named as one (SQLite said "disk I/O error").
+  @Test func aDirectoryIsRefusedAsOne() throws {
+    let folder = directory.path("folder")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+    for open in [{ _ = try JournalStore.journal(path: folder) }, { _ = try RewindDatabase(path: folder) }] {
+      let error = #expect(throws: RewindError.self) { try open() }
+      #expect(error?.code == .invalidPath)
+      #expect(error?.message == "\(folder) is a directory, not a database file")
+    }
+  }
+
   @Test func aFileTruncatedByOneByteIsRefused() throws {
     try JournalStore.journal(path: path).send(.add(title: "A"))
     try DatabaseQueue(path: path).writeWithoutTransaction { db in

@@ -224,6 +224,8 @@ struct RewindCommandTests {
     #expect(last.contains("delete  list_entries -1, tasks -1"))
     #expect(last.contains("undo [undo]  list_entries +1, tasks +1"))
     #expect(try rewind("log", "tasks.sqlite", "--from", "12").split(separator: "\n").count == 2)
+    // A seq past the end is an error, as for export, not an empty list.
+    #expect(try rewindFails("log", "tasks.sqlite", "--from", "999").contains("there is no seq 999 in the log"))
     let inspect = try rewind("inspect", "tasks.sqlite")
     #expect(
       inspect.contains("Schema: version 8") && inspect.contains("App schema: version 3 (2-task-notes, 3-projects)"))

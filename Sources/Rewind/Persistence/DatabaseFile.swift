@@ -106,6 +106,10 @@ enum DatabaseFile {
         "\(path.isEmpty ? "an empty path" : path) is not a file path: SQLite would open an in-memory or temporary database, and everything written to it would be lost when it closes; give a file path, or open an in-memory store on purpose with Store(inMemory:reducer:)"
       )
     }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      throw RewindError(.invalidPath, "\(path) is a directory, not a database file")
+    }
   }
 
   /// Refuses a file that exists, is not empty and lacks SQLite's header, or whose size shows it

@@ -223,13 +223,21 @@ extension RewindDatabase {
     }
   }
 
-  /// Log entries in seq order: those after `from` (when given), the last `last` of them (when
-  /// given).
+  /// Log entries in seq order: those from `from` on (when given), the last `last` of them
+  /// (when given).
+  ///
+  /// - Throws: ``RewindError/Code/unknownSeq`` if `from` is past the last seq.
   public func log(from: Int64? = nil, last: Int? = nil) throws -> [LogRecord] {
     if let last, last < 0 {
       throw RewindError(.unknownSeq, "the number of entries to list must be 0 or more, not \(last)")
     }
     return try queue.read { db in
+      if let from {
+        let lastSeq = try HistoryLog(db).fileLastSeq(db)
+        guard from <= lastSeq else {
+          throw RewindError(.unknownSeq, "there is no seq \(from) in the log: its last seq is \(lastSeq)")
+        }
+      }
       var sql = "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq >= ?"
       var arguments: StatementArguments = [from ?? 0]
       if let last {
