@@ -61,6 +61,13 @@ private struct PrefixClash: PersistentState, Equatable {
   }
 }
 
+/// A prefix ending in a dot: its paths would be `filters..search` (found by an app written on
+/// the library).
+private struct DottedPrefix: PersistentState, Equatable {
+  var child = DupChild()
+  static var schema: StateSchema<Self> { StateSchema(.scope(\.child, viewPrefix: "filters.")) }
+}
+
 private struct TwoRootViews: PersistentState, Equatable {
   var view = DupView()
   var other = DupView()
@@ -113,6 +120,13 @@ struct SchemaConflictTests {
     #expect(!scoped.fileExists)
     let root = try refusal(TwoRootViews())
     #expect(root.message.contains("view_state paths at the root"), "\(root.message)")
+  }
+
+  @Test func aViewPrefixWithADotAtItsEndIsRefused() throws {
+    let refusal = try refusal(DottedPrefix())
+    #expect(refusal.message.contains(#"the view prefix "filters.""#), "\(refusal.message)")
+    #expect(refusal.message.contains(#"give "filters""#), "\(refusal.message)")
+    #expect(!refusal.fileExists)
   }
 
   @Test func oneTableForTwoEntityTablesIsRefused() throws {

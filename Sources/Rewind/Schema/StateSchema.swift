@@ -263,6 +263,16 @@ extension StateSchema {
     var owners: [PartStorage: Int] = [:]
     for (index, part) in parts.enumerated() {
       let storage = part.storage
+      // A prefix is joined to its paths with a dot: one at either end, or two in a row, would
+      // make paths such as `list..search` that another prefix may also produce.
+      if case .viewState(let prefix) = storage, !prefix.isEmpty,
+        prefix.hasPrefix(".") || prefix.hasSuffix(".") || prefix.contains("..")
+      {
+        throw RewindError(
+          .schemaMismatch,
+          "\(Root.self)'s schema gives part \(index + 1) the view prefix \"\(prefix)\", which starts or ends with a dot or has two in a row: the engine joins a prefix to its paths with one dot; give \"\(prefix.split(separator: ".").joined(separator: "."))\""
+        )
+      }
       if let first = owners[storage] {
         throw RewindError(
           .schemaMismatch,
