@@ -12,13 +12,7 @@ import Testing
 /// whole history.
 @MainActor
 struct Release03FixtureTests {
-  func copy() throws -> (TemporaryDirectory, String) {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("release-0.3.sqlite")
-    try FileManager.default.copyItem(
-      atPath: ReleaseFixtureTests.fixtures.appendingPathComponent("release-0.3.sqlite").path, toPath: path)
-    return (directory, path)
-  }
+  func copy() throws -> (TemporaryDirectory, String) { try ReleaseFixture(name: "release-0.3").copy() }
 
   func fixture(_ name: String) throws -> JSONValue {
     try JSONValue.parse(

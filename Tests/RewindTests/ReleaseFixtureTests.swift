@@ -10,17 +10,10 @@ import Testing
 /// exported byte for byte as 0.1 did, and undone as 0.1 undid it.
 @MainActor
 struct ReleaseFixtureTests {
-  nonisolated static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-    "Fixtures")
+  nonisolated static var fixtures: URL { ReleaseFixture.directory }
 
   /// A writable copy of the release file in a fresh directory.
-  func copy() throws -> (TemporaryDirectory, String) {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("release-0.1.sqlite")
-    try FileManager.default.copyItem(
-      atPath: Self.fixtures.appendingPathComponent("release-0.1.sqlite").path, toPath: path)
-    return (directory, path)
-  }
+  func copy() throws -> (TemporaryDirectory, String) { try ReleaseFixture(name: "release-0.1").copy() }
 
   func fixture(_ name: String) throws -> String {
     try String(contentsOf: Self.fixtures.appendingPathComponent(name), encoding: .utf8)
