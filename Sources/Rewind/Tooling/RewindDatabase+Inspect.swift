@@ -233,7 +233,9 @@ extension RewindDatabase {
     }
     return try queue.read { db in
       if let from {
-        let lastSeq = try HistoryLog(db).fileLastSeq(db)
+        // The last seq alone, not a whole history position (`HistoryLog(db)` reads the catalog,
+        // the app schema and the undo stacks); compaction always leaves its own entry.
+        let lastSeq = try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq") ?? 0
         guard from <= lastSeq else {
           throw RewindError(.unknownSeq, "there is no seq \(from) in the log: its last seq is \(lastSeq)")
         }
