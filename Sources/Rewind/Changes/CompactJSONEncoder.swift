@@ -35,6 +35,11 @@ enum CompactJSONEncoder {
     texts.reserveCapacity(members.count)
     var out: [UInt8] = []
     for member in members {
+      // A literal is its text already (a member the memo kept is one).
+      if case .literal(let text) = member.value {
+        texts[member.key] = text
+        continue
+      }
       out.removeAll(keepingCapacity: true)
       member.value.write(to: &out)
       texts[member.key] = String(decoding: out, as: UTF8.self)

@@ -7,6 +7,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @usableFromInline
   let keyPath: WritableKeyPath<Root, EntityTable<E>>
   @usableFromInline
+  let path: StatePath<Root, EntityTable<E>>
+  @usableFromInline
   var table: String { E.databaseTableName }
   @usableFromInline
   func renewed() -> Self { self }  // nothing per store
@@ -18,7 +20,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
   var declaredEntityTable: String? { table }
 
   @usableFromInline
-  init(keyPath: WritableKeyPath<Root, EntityTable<E>>) { self.keyPath = keyPath }
+  init(keyPath: WritableKeyPath<Root, EntityTable<E>>) {
+    self.keyPath = keyPath
+    path = StatePath(keyPath)
+  }
 
   @usableFromInline
   func takeDefaults(from initial: Root) throws {}
@@ -74,8 +79,13 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
     // Most actions touch one table: a read is cheaper than the mutable access taking needs.
-    guard root[keyPath: keyPath].hasPendingChanges else { return }
-    for (id, before, after) in root[keyPath: keyPath].takeChanges() {
+    guard path.read(&root, { $0.hasPendingChanges }) else { return }
+    try path.modify(&root) { entities in try takeChanges(from: &entities, into: &changes) }
+  }
+
+  @inlinable
+  func takeChanges(from entities: inout EntityTable<E>, into changes: inout [RowChange]) throws {
+    for (id, before, after) in entities.takeChanges() {
       let change = try change(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
       // the millisecond GRDB stores) is replaced with the one a load would read.
@@ -88,7 +98,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
             .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(row))",
             underlying: error)
         }
-        if stored != after { root[keyPath: keyPath].set(stored, for: id) }
+        if stored != after { entities.set(stored, for: id) }
       }
       changes.append(change)
     }

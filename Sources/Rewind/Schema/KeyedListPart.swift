@@ -11,6 +11,8 @@ final class KeyedListPart<
   @usableFromInline
   let keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>
   @usableFromInline
+  let path: StatePath<Root, OrderedIDLists<Owner, ID>>
+  @usableFromInline
   let name: String
   let entityTable: String
   let ownerTable: String
@@ -25,6 +27,7 @@ final class KeyedListPart<
     ownerValue: @escaping @Sendable (Owner) -> DatabaseValue
   ) {
     self.keyPath = keyPath
+    path = StatePath(keyPath)
     self.name = name
     self.entityTable = entityTable
     self.ownerTable = ownerTable
@@ -97,13 +100,13 @@ final class KeyedListPart<
 
   @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
-    guard root[keyPath: keyPath].hasPendingChanges else { return }  // a read, not a mutable access
+    guard path.read(&root, { $0.hasPendingChanges }) else { return }  // a read, not a mutable access
     takeTrackedChanges(from: &root, into: &changes)
   }
 
   @usableFromInline
   func takeTrackedChanges(from root: inout Root, into changes: inout [RowChange]) {
-    for (id, before, after) in root[keyPath: keyPath].takeChanges() {
+    for (id, before, after) in path.modify(&root, { $0.takeChanges() }) {
       changes.append(change(id: id, before: before, after: after))
     }
   }

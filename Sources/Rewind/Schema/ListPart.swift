@@ -8,6 +8,8 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   @usableFromInline
   let keyPath: WritableKeyPath<Root, OrderedIDList<ID>>
   @usableFromInline
+  let path: StatePath<Root, OrderedIDList<ID>>
+  @usableFromInline
   let name: String
   let entityTable: String
   /// An id as its entity table stores it.
@@ -20,6 +22,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     keyValue: @escaping @Sendable (ID) -> DatabaseValue
   ) {
     self.keyPath = keyPath
+    path = StatePath(keyPath)
     self.name = name
     self.entityTable = entityTable
     self.keyValue = keyValue
@@ -82,8 +85,8 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
-    guard root[keyPath: keyPath].hasPendingChanges else { return }  // a read, not a mutable access
-    for (id, before, after) in root[keyPath: keyPath].takeChanges() {
+    guard path.read(&root, { $0.hasPendingChanges }) else { return }  // a read, not a mutable access
+    for (id, before, after) in path.modify(&root, { $0.takeChanges() }) {
       changes.append(change(id: id, before: before, after: after))
     }
   }

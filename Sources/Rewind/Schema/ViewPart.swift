@@ -13,6 +13,8 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   static var table: String { EngineTable.viewState.name }
   @usableFromInline
   let keyPath: WritableKeyPath<Root, V>
+  @usableFromInline
+  let path: StatePath<Root, V>
   let prefix: String
   /// The value as last written or loaded, and the rows the file holds for it: what the next
   /// change is compared with. They change only with the state they describe (a commit, a load,
@@ -31,6 +33,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
     self.keyPath = keyPath
+    path = StatePath(keyPath)
     self.prefix = prefix
   }
 
@@ -73,7 +76,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
     // Compared here, specialized: most actions leave most view states as they were.
-    let value = root[keyPath: keyPath]
+    let value = path.read(&root) { $0 }
     if let current, current == value { return }
     try takeChanges(of: value, into: &changes)
   }
@@ -82,7 +85,10 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   func takeChanges(of value: V, into changes: inout [RowChange]) throws {
     let rows = try encodeRows(value)
     var written = rows
-    for property in Set(rows.keys).union(currentRows.keys).sorted() {
+    // Usually one property differs: only those are sorted (changes are logged in path order).
+    var differing = rows.compactMap { property, text in currentRows[property] == text ? nil : property }
+    differing += currentRows.keys.filter { rows[$0] == nil }
+    for property in differing.sorted() {
       let before = currentRows[property]
       let after = rows[property]
       // A property with no row loads its default (one added by a newer version of the app):
