@@ -34,6 +34,29 @@ struct PositionKeyTests {
     #expect(keys.allSatisfy(PositionKey.isValid))
   }
 
+  @Test func spreadKeysAreOrderedWithinTheirBoundsAndShort() {
+    let a0 = PositionKey.between(nil, nil)
+    let a1 = PositionKey.between(a0, nil)
+    // Neighbours many splits deep, as repeated moves into one spot leave them.
+    var deep = [a0, a1]
+    for _ in 0..<200 { deep.insert(PositionKey.between(deep[0], deep[1]), at: 1) }
+    let bounds: [(String?, String?)] = [(nil, nil), (a0, nil), (nil, a0), (a0, a1), (deep[0], deep[1]), (deep[1], a1)]
+    for (lower, upper) in bounds {
+      for count in [0, 1, 2, 17, 33, 200] {
+        let keys = PositionKey.spread(count, between: lower, upper)
+        #expect(keys.count == count)
+        #expect(keys == keys.sorted() && Set(keys).count == count)
+        #expect(keys.allSatisfy(PositionKey.isValid))
+        if let lower, let first = keys.first { #expect(lower < first) }
+        if let upper, let last = keys.last { #expect(last < upper) }
+        // At most a few digits longer than the longer bound.
+        let longest = max(lower?.utf8.count ?? 2, upper?.utf8.count ?? 2)
+        #expect(
+          keys.allSatisfy { $0.utf8.count <= longest + 3 }, "\(count) between \(lower ?? "nil") and \(upper ?? "nil")")
+      }
+    }
+  }
+
   @Test func rejectsMalformedKeys() {
     #expect(!PositionKey.isValid(""))
     #expect(!PositionKey.isValid("a"))  // integer part too short

@@ -61,6 +61,29 @@ enum PositionKey {
     }
   }
 
+  /// `count` keys in order, strictly between `lower` and `upper`, as short as the bounds allow:
+  /// counting on from `lower` (or down from `upper`) when the other bound is open, else by
+  /// halving the gap, so that each key is at most a few digits longer than the bounds.
+  ///
+  /// - Precondition: `lower < upper` when both are given, and both are valid keys.
+  static func spread(_ count: Int, between lower: String?, _ upper: String?) -> [String] {
+    guard count > 0 else { return [] }
+    switch (lower, upper) {
+    case (_, nil):
+      var keys: [String] = []
+      for _ in 0..<count { keys.append(between(keys.last ?? lower, nil)) }
+      return keys
+    case (nil, let upper?):
+      var keys: [String] = []
+      for _ in 0..<count { keys.append(between(nil, keys.last ?? upper)) }
+      return keys.reversed()
+    case (let lower?, let upper?):
+      let middle = between(lower, upper)
+      let below = count / 2
+      return spread(below, between: lower, middle) + [middle] + spread(count - below - 1, between: middle, upper)
+    }
+  }
+
   /// Whether `key` is a well-formed position key (used to check keys read from files).
   @usableFromInline
   static func isValid(_ key: String) -> Bool {
