@@ -43,14 +43,6 @@ struct Release04FixtureTests {
       #expect(try database.export() == (try release.text("undos/undo-\(count).json")), "undo \(count)")
       #expect(store.state == (try TasksStore.tasks(path: path, readOnly: true).state))
     }
-    // The upgraded file goes on: a project and its task, deleted and undone.
-    try store.send(.addProject(name: "Home"))
-    let project = try #require(store.state.projects.ids.max())
-    try store.send(.add(title: "Sweep", project: project))
-    let before = store.state
-    try store.send(.deleteProject(id: project))
-    try store.undo()
-    #expect(store.state == before)
-    #expect(try database.verify().problems == [])
+    try ReleaseFixture.expectTheFileGoesOn(store, database)
   }
 }

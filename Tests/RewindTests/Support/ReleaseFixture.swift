@@ -1,4 +1,8 @@
 import Foundation
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
 
 /// The files `scripts/make-release-fixture` wrote for one release: its database, what it
 /// exported at every seq (`NAME-exports/at-K.json`) and after each of four undos
@@ -30,5 +34,19 @@ struct ReleaseFixture {
     try FileManager.default.contentsOfDirectory(atPath: Self.directory.appendingPathComponent("\(name)-exports").path)
       .compactMap { Int64($0.replacingOccurrences(of: "at-", with: "").replacingOccurrences(of: ".json", with: "")) }
       .sorted()
+  }
+
+  /// The upgraded file goes on: a project and its task, deleted and undone, leave the state as
+  /// it was and the file healthy.
+  @MainActor
+  static func expectTheFileGoesOn(_ store: Store<TasksState, TasksAction>, _ database: RewindDatabase) throws {
+    try store.send(.addProject(name: "Home"))
+    let project = try #require(store.state.projects.ids.max())
+    try store.send(.add(title: "Sweep", project: project))
+    let before = store.state
+    try store.send(.deleteProject(id: project))
+    try store.undo()
+    #expect(store.state == before)
+    #expect(try database.verify().problems == [])
   }
 }
