@@ -112,6 +112,9 @@ struct InstructionCount {
   private func callgrind(collecting function: String, label: String, _ arguments: [String]) throws -> Int {
     // REWIND_CALLGRIND_KEEP=folder keeps each profile there, for callgrind_annotate.
     let kept = ProcessInfo.processInfo.environment["REWIND_CALLGRIND_KEEP"]
+    // valgrind cannot write a profile into a folder that does not exist (it says only that
+    // it exited with 1).
+    if let kept { try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true) }
     let output =
       kept.map { "\($0)/callgrind.\(label)" } ?? temporaryDatabase("callgrind") + ".out"
     defer { if kept == nil { try? FileManager.default.removeItem(atPath: output) } }
