@@ -192,6 +192,34 @@ struct CompactJSONEncoderTests {
     #expect(try CompactJSONEncoder.encode(Deferred()) == #"{"inner":{"x":1,"y":2},"last":false,"list":["one","two"]}"#)
   }
 
+  /// The error names where the value is, as `JSONEncoder`'s does: through keyed, unkeyed and
+  /// nested containers.
+  @Test func aRefusedNumberIsNamedByItsCodingPath() {
+    struct Inner: Encodable { var values: [Double] }
+    struct Outer: Encodable {
+      var name = "x"
+      var inner: Inner
+      var scores: [String: Double]
+    }
+    func path(_ body: () throws -> Void) -> [String]? {
+      do {
+        try body()
+        return nil
+      } catch EncodingError.invalidValue(_, let context) {
+        return context.codingPath.map { $0.intValue.map { "\($0)" } ?? $0.stringValue }
+      } catch {
+        return nil
+      }
+    }
+    let values = [Outer(inner: Inner(values: [1, .nan]), scores: [:]), Outer(inner: Inner(values: []), scores: ["a": .infinity])]
+    for value in values {
+      let ours = path { _ = try CompactJSONEncoder.encode(value) }
+      #expect(ours != nil)
+      #expect(ours == path { _ = try JSONEncoder().encode(value) })
+    }
+    #expect(path { _ = try CompactJSONEncoder.encode(values[0]) } == ["inner", "values", "1"])
+  }
+
   @Test func refusesNonFiniteNumbers() {
     #expect(throws: EncodingError.self) { try CompactJSONEncoder.encode([Double.infinity]) }
     #expect(throws: EncodingError.self) { try CompactJSONEncoder.encode(["x": Double.nan]) }

@@ -10,7 +10,7 @@ import Foundation
 enum CompactJSONEncoder {
   static func encode<T: Encodable>(_ value: T) throws -> String {
     let root = Node()
-    try root.encode(value, codingPath: [])
+    try root.encode(value, path: nil)
     var out: [UInt8] = []
     root.write(to: &out)
     return String(decoding: out, as: UTF8.self)
@@ -29,7 +29,7 @@ enum CompactJSONEncoder {
     // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
     guard Child.leaf(value) == nil else { return nil }
     let root = Node()
-    try value.encode(to: NodeEncoder(node: root, codingPath: [], memo: memo))
+    try value.encode(to: NodeEncoder(node: root, path: nil, memo: memo))
     guard case .object(let members) = root.kind else { return nil }
     var texts: [String: String] = [:]
     texts.reserveCapacity(members.count)
@@ -60,11 +60,11 @@ enum CompactJSONEncoder {
     }
     var kind = Kind.empty
 
-    func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws {
+    func encode<T: Encodable>(_ value: T, path: CodingPath?) throws {
       if let leaf = Child.leaf(value) {
         kind = leaf.kind
       } else {
-        try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
+        try value.encode(to: NodeEncoder(node: self, path: path))
       }
     }
 
@@ -120,15 +120,46 @@ enum CompactJSONEncoder {
     }
 
     static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(
-      _ value: F, _ codingPath: [any CodingKey]
+      _ value: F, _ path: @autoclosure () -> CodingPath?
     ) throws -> String {
       guard value.isFinite else {
         throw EncodingError.invalidValue(
-          value, .init(codingPath: codingPath, debugDescription: "\(value) is not a valid JSON number"))
+          value, .init(codingPath: path()?.keys ?? [], debugDescription: "\(value) is not a valid JSON number"))
       }
       if value == value.rounded(), abs(Double(value)) < 9_007_199_254_740_992 { return String(Int64(value)) }
       return String(value)
     }
+  }
+
+  /// A coding path as a chain of keys, made into an array only when asked for (an error, a
+  /// `codingPath` read): a nested container costs a small object rather than a copy of its
+  /// parent's array.
+  final class CodingPath {
+    let parent: CodingPath?
+    let key: any CodingKey
+
+    init(_ parent: CodingPath?, _ key: any CodingKey) {
+      self.parent = parent
+      self.key = key
+    }
+
+    var keys: [any CodingKey] {
+      var keys: [any CodingKey] = []
+      var node: CodingPath? = self
+      while let current = node {
+        keys.append(current.key)
+        node = current.parent
+      }
+      return keys.reversed()
+    }
+  }
+
+  /// An array item's key in a coding path.
+  struct IndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
   }
 
   /// A member of an object or an item of an array: a scalar held inline (most members are
@@ -158,10 +189,10 @@ enum CompactJSONEncoder {
     }
 
     /// A member that encodes `value`: inline when it is a scalar.
-    static func encoding<T: Encodable>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> Child {
+    static func encoding<T: Encodable>(_ value: T, path: @autoclosure () -> CodingPath?) throws -> Child {
       if let leaf = leaf(value) { return leaf }
       let node = Node()
-      try node.encode(value, codingPath: codingPath())
+      try node.encode(value, path: path())
       // A value that encoded one scalar (an enum with a raw value, a wrapper) is held inline.
       switch node.kind {
       case .literal(let text): return .literal(text)
@@ -186,11 +217,11 @@ enum CompactJSONEncoder {
 
     /// The text of `value` under `key`: the remembered one if `value` equals the value it was
     /// written for, else newly encoded (and remembered when `value` is `Equatable`).
-    func text<T: Encodable>(_ value: T, key: String, codingPath: @autoclosure () -> [any CodingKey]) throws -> String {
+    func text<T: Encodable>(_ value: T, key: String, path: @autoclosure () -> CodingPath?) throws -> String {
       let equatable = value as? any Equatable
       if let equatable, let member = members[key], equatable.isEqual(to: member.value) { return member.text }
       var out: [UInt8] = []
-      try Child.encoding(value, codingPath: codingPath()).write(to: &out)
+      try Child.encoding(value, path: path()).write(to: &out)
       let text = String(decoding: out, as: UTF8.self)
       members[key] = equatable.map { ($0, text) }
       return text
@@ -199,29 +230,31 @@ enum CompactJSONEncoder {
 
   struct NodeEncoder: Encoder {
     let node: Node
-    var codingPath: [any CodingKey]
+    let path: CodingPath?
+    var codingPath: [any CodingKey] { path?.keys ?? [] }
     /// Set for the top-level object of ``encodeMembers(_:memo:)`` only.
     var memo: MemberMemo? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
       if case .object = node.kind {} else { node.kind = .object([]) }
-      return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath, memo: memo))
+      return KeyedEncodingContainer(Keyed<Key>(node: node, path: path, memo: memo))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
       if case .array = node.kind {} else { node.kind = .array([]) }
-      return Unkeyed(node: node, codingPath: codingPath)
+      return Unkeyed(node: node, path: path)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-      Single(node: node, codingPath: codingPath)
+      Single(node: node, path: path)
     }
   }
 
   struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: Node
-    var codingPath: [any CodingKey]
+    let path: CodingPath?
+    var codingPath: [any CodingKey] { path?.keys ?? [] }
     var memo: MemberMemo? = nil
 
     private func child(_ key: Key, _ child: Child) {
@@ -232,10 +265,10 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: Bool, forKey key: Key) throws { child(key, .literal(value ? "true" : "false")) }
     mutating func encode(_ value: String, forKey key: Key) throws { child(key, .string(value)) }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-      child(key, .literal(try Node.number(value, codingPath + [key])))
+      child(key, .literal(try Node.number(value, CodingPath(path, key))))
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-      child(key, .literal(try Node.number(value, codingPath + [key])))
+      child(key, .literal(try Node.number(value, CodingPath(path, key))))
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { child(key, .literal(String(value))) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { child(key, .literal(String(value))) }
@@ -250,9 +283,9 @@ enum CompactJSONEncoder {
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
       if let memo {
         // Written as text, which is what the members are returned as.
-        node.set(key.stringValue, .literal(try memo.text(value, key: key.stringValue, codingPath: codingPath + [key])))
+        node.set(key.stringValue, .literal(try memo.text(value, key: key.stringValue, path: CodingPath(path, key))))
       } else {
-        node.set(key.stringValue, try Child.encoding(value, codingPath: codingPath + [key]))
+        node.set(key.stringValue, try Child.encoding(value, path: CodingPath(path, key)))
       }
     }
 
@@ -261,13 +294,13 @@ enum CompactJSONEncoder {
     ) -> KeyedEncodingContainer<NestedKey> {
       let child = Node()
       node.set(key.stringValue, .node(child))
-      return NodeEncoder(node: child, codingPath: codingPath + [key]).container(keyedBy: keyType)
+      return NodeEncoder(node: child, path: CodingPath(path, key)).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
       let child = Node()
       node.set(key.stringValue, .node(child))
-      return NodeEncoder(node: child, codingPath: codingPath + [key]).unkeyedContainer()
+      return NodeEncoder(node: child, path: CodingPath(path, key)).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(named: "super") }
@@ -276,13 +309,14 @@ enum CompactJSONEncoder {
     private func superEncoder(named name: String) -> any Encoder {
       let child = Node()
       node.set(name, .node(child))
-      return NodeEncoder(node: child, codingPath: codingPath)
+      return NodeEncoder(node: child, path: path)
     }
   }
 
   struct Unkeyed: UnkeyedEncodingContainer {
     let node: Node
-    var codingPath: [any CodingKey]
+    let path: CodingPath?
+    var codingPath: [any CodingKey] { path?.keys ?? [] }
     var count: Int {
       if case .array(let items) = node.kind { return items.count }
       return 0
@@ -292,48 +326,55 @@ enum CompactJSONEncoder {
       node.append(child)
     }
 
+    /// The path of the next item: its index is part of it, as in `JSONEncoder`'s errors.
+    private var next: CodingPath { CodingPath(path, IndexKey(intValue: count)) }
+
     mutating func encodeNil() throws { child(.literal("null")) }
     mutating func encode(_ value: Bool) throws { child(.literal(value ? "true" : "false")) }
     mutating func encode(_ value: String) throws { child(.string(value)) }
-    mutating func encode(_ value: Double) throws { child(.literal(try Node.number(value, codingPath))) }
-    mutating func encode(_ value: Float) throws { child(.literal(try Node.number(value, codingPath))) }
+    mutating func encode(_ value: Double) throws { child(.literal(try Node.number(value, next))) }
+    mutating func encode(_ value: Float) throws { child(.literal(try Node.number(value, next))) }
     mutating func encode(_ value: Int) throws { child(.literal(String(value))) }
     mutating func encode(_ value: Int64) throws { child(.literal(String(value))) }
     mutating func encode(_ value: UInt64) throws { child(.literal(String(value))) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-      node.append(try Child.encoding(value, codingPath: codingPath))
+      node.append(try Child.encoding(value, path: next))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
       NestedKey
     > {
+      let path = next
       let child = Node()
       node.append(.node(child))
-      return NodeEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)
+      return NodeEncoder(node: child, path: path).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+      let path = next
       let child = Node()
       node.append(.node(child))
-      return NodeEncoder(node: child, codingPath: codingPath).unkeyedContainer()
+      return NodeEncoder(node: child, path: path).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
+      let path = next
       let child = Node()
       node.append(.node(child))
-      return NodeEncoder(node: child, codingPath: codingPath)
+      return NodeEncoder(node: child, path: path)
     }
   }
 
   struct Single: SingleValueEncodingContainer {
     let node: Node
-    var codingPath: [any CodingKey]
+    let path: CodingPath?
+    var codingPath: [any CodingKey] { path?.keys ?? [] }
 
     mutating func encodeNil() throws { node.kind = .literal("null") }
     mutating func encode(_ value: Bool) throws { node.kind = .literal(value ? "true" : "false") }
     mutating func encode(_ value: String) throws { node.kind = .string(value) }
-    mutating func encode(_ value: Double) throws { node.kind = .literal(try Node.number(value, codingPath)) }
-    mutating func encode(_ value: Float) throws { node.kind = .literal(try Node.number(value, codingPath)) }
+    mutating func encode(_ value: Double) throws { node.kind = .literal(try Node.number(value, path)) }
+    mutating func encode(_ value: Float) throws { node.kind = .literal(try Node.number(value, path)) }
     mutating func encode(_ value: Int) throws { node.kind = .literal(String(value)) }
     mutating func encode(_ value: Int8) throws { node.kind = .literal(String(value)) }
     mutating func encode(_ value: Int16) throws { node.kind = .literal(String(value)) }
@@ -344,7 +385,7 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: UInt16) throws { node.kind = .literal(String(value)) }
     mutating func encode(_ value: UInt32) throws { node.kind = .literal(String(value)) }
     mutating func encode(_ value: UInt64) throws { node.kind = .literal(String(value)) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try node.encode(value, codingPath: codingPath) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try node.encode(value, path: path) }
   }
 }
 
