@@ -51,20 +51,33 @@ struct RestoreTarget: ParsableArguments {
 struct Restore: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Set the whole state to an earlier seq or a snapshot, as one undoable log entry.",
-    usage: "rewind restore <database> (--to <seq> | --snapshot <name>)",
+    usage: "rewind restore <database> (--to <seq> [--timeline all|document|view] | --snapshot <name>)",
     discussion: """
       Restoring takes time bounded by the spacing of snapshots (taken automatically every \
-      max(1000, rows in the state) entries), not by the length of the log.
+      max(1000, rows in the state) entries), not by the length of the log. With --timeline \
+      document, only entities and order lists go back (the view state stays); with --timeline \
+      view, only the view state does.
       """)
   @OptionGroup var database: DatabaseArgument
   @OptionGroup(title: "Exactly one of") var target: RestoreTarget
+  @Option(help: ArgumentHelp("With --to: what goes back, all (the default), document or view.", valueName: "timeline"))
+  var timeline: Timeline = .all
+
+  func validate() throws {
+    if timeline != .all, target.snapshot != nil {
+      throw ValidationError("--timeline goes with --to: a snapshot restores the whole state.")
+    }
+  }
 
   func run() throws {
     let database = try database.open()
-    let seq = try target.to.map { try database.restore(to: $0) } ?? database.restore(snapshot: target.snapshot ?? "")
+    let seq =
+      try target.to.map { try database.restore(to: $0, timeline: timeline) }
+      ?? database.restore(snapshot: target.snapshot ?? "")
     guard let seq else {
+      let part = timeline == .all ? "state" : timeline == .document ? "document" : "view state"
       let state = target.to.map { "the one right after seq \($0)" } ?? "snapshot \(target.snapshot ?? "")'s"
-      print("Nothing to restore: the state already is \(state).")
+      print("Nothing to restore: the \(part) already is \(state).")
       return
     }
     print("\(seq) restore")
@@ -129,3 +142,5 @@ struct Compact: ParsableCommand {
     }
   }
 }
+
+extension Timeline: ExpressibleByArgument {}

@@ -211,7 +211,9 @@ struct CompactJSONEncoderTests {
         return nil
       }
     }
-    let values = [Outer(inner: Inner(values: [1, .nan]), scores: [:]), Outer(inner: Inner(values: []), scores: ["a": .infinity])]
+    let values = [
+      Outer(inner: Inner(values: [1, .nan]), scores: [:]), Outer(inner: Inner(values: []), scores: ["a": .infinity]),
+    ]
     for value in values {
       let ours = path { _ = try CompactJSONEncoder.encode(value) }
       #expect(ours != nil)

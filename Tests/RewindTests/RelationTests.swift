@@ -314,3 +314,62 @@ struct RelationTests {
     }
   }
 }
+
+// A reference whose text key is spelt in another Unicode normalization form than the row it
+// means names no row (SQLite compares bytes): the refusal says so, since the key it shows
+// looks like the one that exists.
+
+private struct Shelf: Entity {
+  static let databaseTableName = "shelves"
+  var id: String
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in t.primaryKey("id", .text) }
+  }
+}
+
+private struct Volume: Entity {
+  static let databaseTableName = "volumes"
+  var id: Int64
+  var shelfId: String
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("shelfId", .text).notNull().references("shelves")
+    }
+  }
+}
+
+private struct ShelvesState: PersistentState, Equatable {
+  var shelves = EntityTable<Shelf>()
+  var volumes = EntityTable<Volume>()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.shelves), .entities(\.volumes)) }
+}
+
+private enum ShelvesAction: LoggedAction {
+  case addShelf(String)
+  case addVolume(Int64, shelf: String)
+}
+
+private struct ShelvesReducer: Reducer {
+  func reduce(into state: inout ShelvesState, action: ShelvesAction) -> Effect<ShelvesAction> {
+    switch action {
+    case .addShelf(let id): state.shelves.insert(Shelf(id: id))
+    case .addVolume(let id, let shelf): state.volumes.insert(Volume(id: id, shelfId: shelf))
+    }
+    return .none
+  }
+}
+
+@MainActor
+struct NormalizationReferenceTests {
+  @Test func aReferenceInAnotherNormalizationFormIsRefusedSayingSo() throws {
+    let store = try Store(inMemory: ShelvesState(), reducer: ShelvesReducer())
+    try store.send(.addShelf("caf\u{E9}"))  // é composed
+    let error = #expect(throws: RewindError.self) { try store.send(.addVolume(1, shelf: "cafe\u{301}")) }
+    #expect(error?.code == .relationViolation)
+    #expect(error?.message.contains("another Unicode normalization form") == true, "\(error?.message ?? "")")
+    #expect(store.state.volumes.isEmpty)
+    try store.send(.addVolume(1, shelf: "caf\u{E9}"))
+    #expect(store.state.volumes.count == 1)
+  }
+}

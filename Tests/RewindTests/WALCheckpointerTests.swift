@@ -55,8 +55,9 @@ import Testing
       largest = max(largest, walPages())
     }
     // Some 6,000 pages were committed: a WAL that never started over would hold them all. (The
-    // file keeps its largest size; a pass slowed down by a busy machine lets it grow a while.)
-    #expect(largest < 3_000, "the WAL grew to \(largest) pages (\(store.repository.checkpointer!.checkpoints))")
+    // file keeps its largest size; a pass slowed down by a busy machine lets it grow a while:
+    // 3,866 pages once, with two other builds running on the machine's two cores.)
+    #expect(largest < 4_500, "the WAL grew to \(largest) pages (\(store.repository.checkpointer!.checkpoints))")
     #expect(store.repository.checkpointer!.checkpoints.background > 0)
     #expect(try fileState(path) == store.state)
   }

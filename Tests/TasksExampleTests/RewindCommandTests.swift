@@ -66,6 +66,38 @@ struct RewindCommandTests {
     #expect(try rewind("verify", "tasks.sqlite").contains("is healthy"))
   }
 
+  /// `--timeline document` takes entities and lists back and keeps the view state; `view` the
+  /// other way round.
+  @Test func restoreOnOneTimelineTakesThatPartBack() throws {
+    let exports = try history()
+    func parts(_ export: String) throws -> [String: NSDictionary] {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(export.utf8)) as? [String: Any])
+      var parts: [String: NSDictionary] = [:]
+      for part in ["entities", "lists", "view"] { parts[part] = try #require(object[part] as? NSDictionary) }
+      return parts
+    }
+    let past = try parts(try #require(exports[5]))
+    let now = try parts(try rewind("export", "tasks.sqlite"))
+    #expect(past["entities"] != now["entities"] && past["view"] != now["view"])
+    #expect(try rewind("restore", "tasks.sqlite", "--to", "5", "--timeline", "document").hasSuffix(" restore\n"))
+    let document = try parts(try rewind("export", "tasks.sqlite"))
+    #expect(document["entities"] == past["entities"] && document["lists"] == past["lists"])
+    #expect(document["view"] == now["view"])
+    try rewind("undo", "tasks.sqlite")
+    #expect(try rewind("restore", "tasks.sqlite", "--to", "5", "--timeline", "view").hasSuffix(" restore\n"))
+    let view = try parts(try rewind("export", "tasks.sqlite"))
+    #expect(view["entities"] == now["entities"] && view["view"] == past["view"])
+    #expect(
+      try rewind("restore", "tasks.sqlite", "--to", "5", "--timeline", "view").contains(
+        "Nothing to restore: the view state"))
+    let state = try everything()
+    #expect(
+      try rewindFails("restore", "tasks.sqlite", "--snapshot", "x", "--timeline", "view").contains(
+        "--timeline goes with --to"))
+    #expect(try rewindFails("restore", "tasks.sqlite", "--to", "5", "--timeline", "nope").contains("nope"))
+    #expect(try everything() == state)
+  }
+
   @Test func importIsUndoableAndRedoable() throws {
     let exports = try history()
     try rewind("export", "tasks.sqlite", "--at", "4", "-o", "early.json")

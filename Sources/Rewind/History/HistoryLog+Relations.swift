@@ -100,7 +100,8 @@ extension HistoryLog {
         guard !values.contains(.null) else { continue }
         let parentRow = Dictionary(uniqueKeysWithValues: zip(key.columns.map(\.parent), values))
         guard try currentRow(table: key.parent, key: parentRow, db) == nil else { continue }
-        // A UUID written in another form than the parent's key names no row.
+        // A UUID written in another form than the parent's key names no row, nor does text in
+        // another Unicode normalization form (Swift finds "café" either way; SQLite compares bytes).
         let hint =
           values.contains { value in
             if case .string(let text) = value.storage {
@@ -110,7 +111,11 @@ extension HistoryLog {
             }
           }
           ? " (a UUID must be stored in the same form as the key it refers to: give both entities the same databaseUUIDEncodingStrategy(for:))"
-          : ""
+          : values.contains { value in
+            if case .string(let text) = value.storage { !text.utf8.allSatisfy { $0 < 0x80 } } else { false }
+          }
+            ? " (SQLite compares text keys byte for byte: a key in another Unicode normalization form than the row's, such as é composed or decomposed, names no row even though Swift finds it equal; write keys in one form, such as NFC, `precomposedStringWithCanonicalMapping`)"
+            : ""
         return
           "\(change.table) \(describe(change.key)) refers to \(key.parent) \(describe(parentRow)), which does not exist\(hint)"
       }

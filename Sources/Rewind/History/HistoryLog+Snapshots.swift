@@ -102,11 +102,7 @@ extension HistoryLog {
   /// The changes of the entries after `low` up to `high`, merged per row.
   func netChanges(after low: Int64, through high: Int64, _ db: Database) throws -> NetChanges {
     var net = NetChanges()
-    let entries = try Row.fetchCursor(
-      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq <= ? ORDER BY seq", arguments: [low, high])
-    while let entry = try entries.next() {
-      for change in try decodeChanges(entry) { net.add(change) }
-    }
+    try forEachEntry(after: low, through: high, db) { for change in $0 { net.add(change) } }
     return net
   }
 

@@ -153,12 +153,24 @@ struct HistoryLog {
     if baseSeq > seen || lastSeq < seen { return .reload }
     if lastSeq == seen { return .current }
     var changes: [RowChange] = []
-    let texts = try Row.fetchCursor(
-      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? ORDER BY seq", arguments: [seen])
-    while let row = try texts.next() {
-      changes += try decodeChanges(row)
-    }
+    try forEachEntry(after: seen, through: lastSeq, db) { changes += $0 }
     return .missed(changes)
+  }
+
+  /// Calls `body` with the validated row changes of each entry after `low` through `high`, in
+  /// order, and throws if one of them is missing from the log (see ``ContiguousSeqs``).
+  func forEachEntry(
+    after low: Int64, through high: Int64, _ db: Database, _ body: ([RowChange]) throws -> Void
+  ) throws {
+    var seqs = ContiguousSeqs(after: low, through: high)
+    let rows = try Row.fetchCursor(
+      db.cachedStatement(sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq <= ? ORDER BY seq"),
+      arguments: [low, high])
+    while let row = try rows.next() {
+      try seqs.take(try row.checked("seq", in: EngineTable.actionLog.name, as: Int64.self))
+      try body(try decodeChanges(row))
+    }
+    try seqs.finish()
   }
 
   /// The validated row changes of a log row with `seq` and `changes` columns.
@@ -375,22 +387,26 @@ struct HistoryLog {
     if let from = try row.checked("applied_from", in: EngineTable.undoSteps.name, as: Int64?.self),
       let to = try row.checked("applied_to", in: EngineTable.undoSteps.name, as: Int64?.self)
     {
-      let rows = try Row.fetchCursor(
-        db.cachedStatement(sql: "SELECT seq, changes FROM action_log WHERE seq BETWEEN ? AND ? ORDER BY seq"),
-        arguments: [from, to])
-      while let row = try rows.next() { for change in try decodeChanges(row) { net.add(change) } }
+      // (Compared before subtracting: the seqs are the file's, any integer.)
+      try forEachEntry(after: from > baseSeq ? from - 1 : baseSeq, through: to, db) {
+        for change in $0 { net.add(change) }
+      }
       return net.changes
     }
     let last = try row.checked("last_seq", in: EngineTable.undoSteps.name, as: Int64.self)
     let rows = try Row.fetchCursor(
       db.cachedStatement(sql: "SELECT seq, changes, step FROM action_log WHERE seq BETWEEN ? AND ? ORDER BY seq"),
       arguments: [step, last])
+    // Entries up to the base were compacted away (a step an earlier release folded).
+    var seqs = ContiguousSeqs(after: step > baseSeq ? step - 1 : baseSeq, through: last)
     while let row = try rows.next() {
+      try seqs.take(try row.checked("seq", in: EngineTable.actionLog.name, as: Int64.self))
       // Entries in the range that are not the step's (a non-undoable action between two
       // grouped ones) are skipped; a step that is not an integer is damage, not "another step".
       guard try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self) == step else { continue }
       for change in try decodeChanges(row) { net.add(change, byColumn: true) }
     }
+    try seqs.finish()
     // A step undone by an earlier release has no recorded application: its undo reverted its
     // own entries, so redo reapplies them.
     return undone ? net.changes.reversed().map(\.inverted) : net.changes
@@ -448,12 +464,8 @@ struct HistoryLog {
       return try StateRows(db, catalog: tables).changes(to: target, timeline: timeline)
     }
     var net = NetChanges()
-    let rows = try Row.fetchCursor(
-      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? ORDER BY seq", arguments: [seq])
-    while let row = try rows.next() {
-      for change in try decodeChanges(row) where timeline.includes(change.table) {
-        net.add(change)
-      }
+    try forEachEntry(after: seq, through: lastSeq, db) { changes in
+      for change in changes where timeline.includes(change.table) { net.add(change) }
     }
     return try changesRestoring(net.changes, .backward, db)
   }
