@@ -1,4 +1,3 @@
-import Foundation
 import GRDB
 import Testing
 
@@ -112,68 +111,5 @@ struct ScopedSchemaTests {
     }
     #expect(!store.canUndo)
     #expect(try RewindDatabase(path: path).verify().problems.isEmpty)
-  }
-}
-
-// A scoped feature's migrations run only when the root lists them: the file has one app
-// schema version. A root that leaves one out is refused before the file is touched.
-
-private struct Drawer: PersistentState, Equatable {
-  struct View: Codable, Equatable, Sendable {
-    var open = false
-  }
-  var view = View()
-  static var schema: StateSchema<Self> {
-    StateSchema(.view(\.view)).migrations(SchemaMigration("drawer-2", .renameViewProperty("shut", to: "open")))
-  }
-}
-
-private struct Desk<Version: DeskVersion>: PersistentState, Equatable {
-  var drawer = Drawer()
-  static var schema: StateSchema<Self> {
-    StateSchema(.scope(\.drawer, viewPrefix: "drawer")).migrations(Version.migrations)
-  }
-}
-
-private protocol DeskVersion: Sendable { static var migrations: [SchemaMigration] { get } }
-private enum ForgetfulDesk: DeskVersion { static var migrations: [SchemaMigration] { [] } }
-private enum ListingDesk: DeskVersion {
-  // The same migration under the same identifier, its view paths under the feature's prefix.
-  static var migrations: [SchemaMigration] {
-    [SchemaMigration("drawer-2", .renameViewProperty("drawer.shut", to: "drawer.open"))]
-  }
-}
-
-private struct DeskReducer<Version: DeskVersion>: Reducer {
-  func reduce(into state: inout Desk<Version>, action: DeskAction) -> Effect<DeskAction> {
-    if case .open(let open) = action { state.drawer.view.open = open }
-    return .none
-  }
-}
-
-private enum DeskAction: LoggedAction {
-  case open(Bool)
-}
-
-@MainActor
-struct ScopedMigrationTests {
-  @Test func aScopedFeaturesMigrationTheRootDoesNotListIsRefused() throws {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("desk.sqlite")
-    let error = #expect(throws: RewindError.self) {
-      try Store(path: path, initialState: Desk<ForgetfulDesk>(), reducer: DeskReducer<ForgetfulDesk>())
-    }
-    #expect(error?.code == .schemaMismatch)
-    #expect(
-      error?.message.contains(#"Drawer, scoped into Desk<ForgetfulDesk>, declares the migration "drawer-2""#) == true,
-      "\(error?.message ?? "")")
-    #expect(!FileManager.default.fileExists(atPath: path))
-    // Listed by the root, it is the file's version 2.
-    let store = try Store(path: path, initialState: Desk<ListingDesk>(), reducer: DeskReducer<ListingDesk>())
-    try store.send(.open(true))
-    #expect(Desk<ListingDesk>.schema.version == 2)
-    #expect(
-      try Store(path: path, initialState: Desk<ListingDesk>(), reducer: DeskReducer<ListingDesk>()).state == store.state
-    )
   }
 }

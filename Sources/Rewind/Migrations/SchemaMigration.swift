@@ -123,10 +123,10 @@ public struct HistoryRow: Hashable, Sendable {
 extension StateSchema {
   /// This schema with the app's migrations, oldest first: the first makes version 2.
   ///
-  /// The file has one app schema version, counted by the root state's migrations, and only
-  /// those run. A feature included with ``scope(_:viewPrefix:)`` may declare migrations (for
-  /// its use as an app of its own), but the root must list each of them too: opening refuses
-  /// a schema whose root does not, with ``RewindError/Code/schemaMismatch``.
+  /// Only the root state's schema declares migrations; a scoped feature's are not used: the
+  /// file has one app schema version, the root's. A composed app changes a feature's tables
+  /// or view rows with migrations of its own root (a view path under the feature's prefix,
+  /// `"drawer.shut"` for a feature scoped at `drawer`).
   public func migrations(_ migrations: SchemaMigration...) -> Self {
     self.migrations(migrations)
   }

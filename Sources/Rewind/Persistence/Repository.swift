@@ -59,7 +59,6 @@ final class Repository<State: PersistentState> {
     // Before the file is touched: a schema whose parts share rows is the app's error.
     let schema = State.schema.renewed()
     try schema.checkPartsAreDistinct()
-    try schema.checkScopedMigrations()
     self.schema = schema
     if readOnly, let path, !FileManager.default.fileExists(atPath: path) {
       throw RewindError(.fileNotFound, "\(path) does not exist")

@@ -21,10 +21,6 @@ public struct StateSchema<Root> {
   /// (and of theirs), run before the root's own: a feature repairs its view state wherever it
   /// is composed.
   var childRepairs: [(inout Root) -> Void] = []
-  /// The migrations of each feature included with ``scope(_:viewPrefix:)`` (and of theirs),
-  /// by identifier: a file has one app schema version, counted by the root's migrations, so
-  /// the root must list them (see ``checkScopedMigrations()``).
-  var scopedMigrations: [(feature: String, identifiers: [String])] = []
 
   /// A schema of one part, its hot paths compiled here.
   ///
@@ -45,7 +41,6 @@ public struct StateSchema<Root> {
   public init(_ parts: StateSchema...) {
     self.init(specialized: parts.flatMap(\.specialized))
     childRepairs = parts.flatMap(\.childRepairs)
-    scopedMigrations = parts.flatMap(\.scopedMigrations)
   }
 
   /// The same schema, with parts of its own for one store: a part that remembers what it last
@@ -55,7 +50,6 @@ public struct StateSchema<Root> {
     var schema = Self(specialized: specialized.map { $0.renewed() })
     schema.migrations = migrations
     schema.childRepairs = childRepairs
-    schema.scopedMigrations = scopedMigrations
     return schema
   }
 
@@ -142,10 +136,6 @@ public struct StateSchema<Root> {
     schema.childRepairs =
       Child.schema.childRepairs.map { repair in { root in repair(&root[keyPath: keyPath]) } }
       + [{ root in root[keyPath: keyPath].repairViewState() }]
-    let child = Child.schema
-    schema.scopedMigrations =
-      child.scopedMigrations
-      + (child.migrations.isEmpty ? [] : [("\(Child.self)", child.migrations.map(\.identifier))])
     return schema
   }
 }
@@ -269,23 +259,6 @@ struct PreparedChanges<Root> {
 extension StateSchema {
   /// Throws unless every part owns rows of its own: two parts writing the same rows would make
   /// one set of them in the file, and a reopened state would differ from memory.
-  /// Refuses a scoped feature's migration that the root's schema does not list. The file has
-  /// one app schema version, the root's migrations counted, and runs the root's only: the
-  /// feature's own would silently never run.
-  func checkScopedMigrations() throws {
-    let listed = Set(migrations.map(\.identifier))
-    for (feature, identifiers) in scopedMigrations {
-      let missing = identifiers.filter { !listed.contains($0) }
-      guard missing.isEmpty else {
-        let names = missing.map { "\"\($0)\"" }.joined(separator: ", ")
-        throw RewindError(
-          .schemaMismatch,
-          "\(feature), scoped into \(Root.self), declares the migration\(missing.count == 1 ? "" : "s") \(names), which \(Root.self)'s schema does not list: a file has one app schema version, counted by the root schema's migrations, and only those run; add \(missing.count == 1 ? "it" : "them") to \(Root.self)'s .migrations(...), under the same identifier, after the ones already released (a view path under the feature's prefix)"
-        )
-      }
-    }
-  }
-
   func checkPartsAreDistinct() throws {
     var owners: [PartStorage: Int] = [:]
     for (index, part) in parts.enumerated() {
