@@ -135,26 +135,50 @@ struct OrderedIDListTests {
     }
     #expect(list.ids == model)
     #expect(longest <= 12, "a key of \(longest) bytes")
-    // Respacing rewrites a few dozen rows once every several dozen moves into a spot (3,246
+    // Respacing rewrites a few rows once every several dozen moves into a spot (3,125
     // rows for these 3,000 moves, under 1.1 a move).
     #expect(changedRows < 4_500, "\(changedRows) rows changed in 3,000 moves")
   }
 
-  /// A list whose keys are all long (a file of an older release) is respaced once, whole, and
-  /// keeps its order.
-  @Test func aListOfLongKeysIsRespacedWhole() {
+  /// A short list whose keys are all long (a file of an older release) is respaced whole at
+  /// the first insert that would make a longer one, and keeps its order.
+  @Test func aShortListOfLongKeysIsRespacedWhole() {
     var keys = [PositionKey.between(nil, nil)]
-    keys.append(PositionKey.between(keys[0], nil))
-    for _ in 0..<400 { keys.insert(PositionKey.between(keys[0], keys[1]), at: 1) }
+    for _ in 0..<300 { keys.append(PositionKey.between(keys.last, PositionKey.between(nil, nil) + "1")) }
+    keys = Array(keys.suffix(40))  // all long, none of them "a0"
+    #expect(keys.allSatisfy { $0.utf8.count > 40 })
     var list = OrderedIDList<Int64>()
     for (offset, key) in keys.enumerated() { list.loadPosition(key, of: Int64(offset)) }
     let order = list.ids
-    list.insert(1_000, at: 200)
+    list.insert(1_000, at: 20)
     var expected = order
-    expected.insert(1_000, at: 200)
+    expected.insert(1_000, at: 20)
     #expect(list.ids == expected)
-    #expect(list.ids.allSatisfy { list.positionKey(of: $0)!.utf8.count <= 12 })
-    #expect(list.takeChanges().count > 1)
+    #expect(list.ids.allSatisfy { list.positionKey(of: $0)!.utf8.count <= 8 })
+    #expect(list.takeChanges().count == 41)
+  }
+
+  /// Inserting again and again at the middle of a growing list splits every gap of an ever
+  /// longer stretch, more than any bounded window can respace: no action rewrites more than
+  /// 129 rows, the changes stay exact, and keys grow a hundred times more slowly than with no
+  /// respacing (about 830 bytes after these 5,000 inserts).
+  @Test func insertsAtTheMiddleRewriteBoundedWindowsAndKeysGrowSlowly() {
+    var list = OrderedIDList<Int64>(0..<10)
+    var model = Array(Int64(0)..<10)
+    var mirror = list
+    _ = list.takeChanges()
+    var largest = 0
+    for id in Int64(10)..<5_010 {
+      list.insert(id, at: list.count / 2)
+      model.insert(id, at: model.count / 2)
+      let changes = list.takeChanges()
+      largest = max(largest, changes.count)
+      for change in changes { mirror.setPosition(change.after, of: change.id) }
+      #expect(mirror.ids == model, "insert \(id)")
+    }
+    let longest = model.map { list.positionKey(of: $0)!.utf8.count }.max()!
+    #expect(largest <= 129, "an action rewrote \(largest) rows")
+    #expect(longest <= 40, "a key of \(longest) bytes")
   }
 
   @Test func changesAreNetForTheAction() {

@@ -61,8 +61,12 @@ struct CommandLineTests {
 
   @Test func placeholdersNameWhatTheyTake() throws {
     let restore = try runner.run("rewind", ["restore", "--help"]).stdout
-    #expect(restore.contains("USAGE: rewind restore <database> (--to <seq> | --snapshot <name>)"))
-    #expect(restore.contains("--to <seq>") && restore.contains("--snapshot <name>"))
+    #expect(
+      restore.contains(
+        "USAGE: rewind restore <database> (--to <seq> [--timeline all|document|view] | --snapshot <name>)"))
+    #expect(
+      restore.contains("--to <seq>") && restore.contains("--snapshot <name>")
+        && restore.contains("--timeline <timeline>"))
     #expect(try runner.run("rewind", ["export", "--help"]).stdout.contains("--at <seq>"))
     #expect(try runner.run("rewind", ["log", "--help"]).stdout.contains("[--last <n>] [--from <seq>]"))
     #expect(try runner.run("rewind", ["compact", "--help"]).stdout.contains("--keep <n>"))

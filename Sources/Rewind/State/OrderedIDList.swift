@@ -227,7 +227,8 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     touched.append(id)
   }
 
-  /// The longest position key, in bytes, that inserting or moving one member gives it.
+  /// The longest position key, in bytes, that inserting or moving one member gives it when
+  /// the members around it can be respaced (see ``respace(inserting:at:)``).
   ///
   /// A fraction grows a digit every few keys made in one gap, so moving members again and
   /// again into one spot (always below the first, say) would grow keys without end: 500 bytes
@@ -237,48 +238,65 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   @inlinable
   static var longestKey: Int { 12 }
 
+  /// The longest key a respacing gives where it can: well under ``longestKey``, so that the
+  /// gaps it leaves take dozens of keys each before one made there is too long again.
+  static var respacedKeyLength: Int { 8 }
+
+  /// The most members on each side of the spot that one respacing rewrites: a bound on the
+  /// rows one action changes, and so on its log entry and on what its undo writes.
+  static var respacingRadius: Int { 64 }
+
   /// Places `id` (not in the list, its `before` recorded) at `offset`: with a key of its own
   /// when one short enough fits there, else by respacing the members around it.
   @inlinable
   mutating func place(_ id: ID, at offset: Int) {
     let key = newKey(at: offset)
-    if key.utf8.count <= Self.longestKey {
+    if key.utf8.count <= Self.longestKey || !respace(inserting: id, at: offset, instead: key) {
       place(Entry(key: key, id: id))
-    } else {
-      respace(inserting: id, at: offset)
     }
   }
 
   /// Inserts `id` at `offset` and gives it and the members around it new, evenly spread keys
-  /// between the keys of the nearest members outside them.
+  /// between the keys of the nearest members outside them, rather than give it `key`.
   ///
-  /// The window starts at 8 members each side and doubles until its keys are short, which
-  /// they are as soon as its outer keys are not neighbours many splits deep: a few dozen rows
-  /// change, once every several dozen moves into one spot, and undo puts their keys back. A
-  /// list whose keys are all long (written by an older release) is respaced once, whole.
+  /// The window starts at 4 members on each side and doubles up to ``respacingRadius``; the
+  /// first whose keys are at most ``respacedKeyLength`` bytes is taken. So one action
+  /// rewrites at most 129 rows (undo puts their keys back), only once keys made at the spot
+  /// pass ``longestKey``, and the gaps it leaves take dozens of keys before it happens there
+  /// again: moving members into one spot or a few keeps every key within ``longestKey``.
+  ///
+  /// Where even the widest window has no room for keys that short (inserting again and again
+  /// at the middle of a growing list splits every gap of an ever longer stretch), its keys
+  /// are taken if they are at least 4 bytes shorter than `key`, and otherwise the member
+  /// takes `key` (returns `false`, changing nothing): keys there grow, a hundred times more
+  /// slowly than with no respacing, and no action rewrites more than the window.
   @usableFromInline
-  mutating func respace(inserting id: ID, at offset: Int) {
-    var radius = 8
-    while true {
+  mutating func respace(inserting id: ID, at offset: Int, instead key: String) -> Bool {
+    var radius = 4
+    var widest: (start: Int, end: Int, keys: [String])?
+    while radius <= Self.respacingRadius {
       let start = Swift.max(0, offset - radius)
       let end = Swift.min(count, offset + radius)
       let lower = start > 0 ? entry(at: start - 1).key : nil
       let upper = end < count ? entry(at: end).key : nil
-      let whole = start == 0 && end == count
       radius *= 2
       // Equal keys outside the window (a file's) leave no room between them: widen it.
-      if let lower, let upper, lower >= upper, !whole { continue }
-      let newKeys = PositionKey.spread(end - start + 1, between: lower, upper)
-      guard whole || newKeys.allSatisfy({ $0.utf8.count <= Self.longestKey }) else { continue }
-      var members = (start..<end).map { entry(at: $0) }
-      for member in members {
-        recordBefore(member.id)
-        unplace(member)
-      }
-      members.insert(Entry(key: "", id: id), at: offset - start)
-      for (member, key) in zip(members, newKeys) { place(Entry(key: key, id: member.id)) }
-      return
+      if let lower, let upper, lower >= upper { continue }
+      let keys = PositionKey.spread(end - start + 1, between: lower, upper)
+      widest = (start, end, keys)
+      if keys.allSatisfy({ $0.utf8.count <= Self.respacedKeyLength }) || (start == 0 && end == count) { break }
     }
+    guard let (start, end, keys) = widest,
+      keys.allSatisfy({ $0.utf8.count <= Swift.max(Self.respacedKeyLength, key.utf8.count - 4) })
+    else { return false }
+    var members = (start..<end).map { entry(at: $0) }
+    for member in members {
+      recordBefore(member.id)
+      unplace(member)
+    }
+    members.insert(Entry(key: "", id: id), at: offset - start)
+    for (member, key) in zip(members, keys) { place(Entry(key: key, id: member.id)) }
+    return true
   }
 
   /// A position key between the members at `offset - 1` and `offset`.
