@@ -50,13 +50,15 @@ struct RestoreTarget: ParsableArguments {
 
 struct Restore: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Set the whole state to an earlier seq or a snapshot, as one undoable log entry.",
+    abstract:
+      "Set the state (or only its document or view state) to an earlier seq, or to a snapshot, as one log entry.",
     usage: "rewind restore <database> (--to <seq> [--timeline all|document|view] | --snapshot <name>)",
     discussion: """
       Restoring takes time bounded by the spacing of snapshots (taken automatically every \
       max(1000, rows in the state) entries), not by the length of the log. With --timeline \
       document, only entities and order lists go back (the view state stays); with --timeline \
-      view, only the view state does.
+      view, only the view state does. A restore that changes the document is an undo step; \
+      one of the view state alone is not, as view-only actions are not.
       """)
   @OptionGroup var database: DatabaseArgument
   @OptionGroup(title: "Exactly one of") var target: RestoreTarget

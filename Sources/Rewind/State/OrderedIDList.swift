@@ -116,7 +116,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   ///
   /// Only the moved id gets a new position key, unless that key would be longer than
   /// ``longestKey``: then the members around `offset` are respaced too (see
-  /// ``respace(inserting:at:)``).
+  /// ``respace(inserting:at:instead:)``).
   @inlinable
   @discardableResult
   public mutating func move(_ id: ID, to offset: Int) -> Bool {
@@ -228,7 +228,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   }
 
   /// The longest position key, in bytes, that inserting or moving one member gives it when
-  /// the members around it can be respaced (see ``respace(inserting:at:)``).
+  /// the members around it can be respaced (see ``respace(inserting:at:instead:)``).
   ///
   /// A fraction grows a digit every few keys made in one gap, so moving members again and
   /// again into one spot (always below the first, say) would grow keys without end: 500 bytes

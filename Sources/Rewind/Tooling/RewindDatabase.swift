@@ -177,7 +177,8 @@ public final class RewindDatabase {
     try write { db, history in try history.redo(db)?.seq }
   }
 
-  /// Sets the whole state to what it was right after `seq`, as one undoable `restore` entry.
+  /// Sets the whole state to what it was right after `seq`, as one `restore` entry (an undo
+  /// step when it changes the document, as for any entry).
   ///
   /// - Returns: the entry's seq, or `nil` when the state already is that one (nothing is
   ///   logged).
@@ -189,9 +190,10 @@ public final class RewindDatabase {
     try restore(to: seq, timeline: .all)
   }
 
-  /// Sets part of the state to what it was right after `seq`, as one undoable `restore`
-  /// entry: the whole state, the document (entities and lists, keeping the view state), or
-  /// the view state (keeping the document).
+  /// Sets part of the state to what it was right after `seq`, as one `restore` entry: the
+  /// whole state, the document (entities and lists, keeping the view state), or the view
+  /// state (keeping the document). The entry is an undo step when it changes the document; one
+  /// that changes the view state alone is not, as a view-only action is not.
   ///
   /// - Returns: the entry's seq, or `nil` when that part already is as it was.
   /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log or was compacted away.
@@ -208,7 +210,8 @@ public final class RewindDatabase {
     }
   }
 
-  /// Sets the whole state to a labelled snapshot's, as one undoable `restore` entry.
+  /// Sets the whole state to a labelled snapshot's, as one `restore` entry (an undo step
+  /// when it changes the document, as for any entry).
   ///
   /// - Returns: the entry's seq, or `nil` when the state already is the snapshot's.
   /// - Throws: ``RewindError/Code/snapshotLabel`` if there is no snapshot with that label;
