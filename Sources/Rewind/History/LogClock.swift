@@ -7,7 +7,8 @@ import Foundation
 /// evaluate `strftime` on every insert. The text up to the second is built once per second.
 struct LogClock {
   private var second: Int = -1
-  private var prefix = ""
+  /// The text up to the second's dot, then room for the milliseconds and the `Z`.
+  private var text: [UInt8] = []
 
   /// The current time as log text.
   mutating func now() -> String {
@@ -18,13 +19,20 @@ struct LogClock {
       var time = time_t(spec.tv_sec)
       var parts = tm()
       gmtime_r(&time, &parts)
-      prefix =
+      let prefix =
         "\(Self.digits(Int(parts.tm_year) + 1900, 4))-\(Self.digits(Int(parts.tm_mon) + 1, 2))-"
         + "\(Self.digits(Int(parts.tm_mday), 2))T\(Self.digits(Int(parts.tm_hour), 2)):"
         + "\(Self.digits(Int(parts.tm_min), 2)):\(Self.digits(Int(parts.tm_sec), 2))."
+      text = Array(prefix.utf8) + Array("000Z".utf8)
       second = seconds
     }
-    return prefix + Self.digits(Int(spec.tv_nsec) / 1_000_000, 3) + "Z"
+    // Only the milliseconds change within a second: written in place, no string concatenated.
+    let milliseconds = Int(spec.tv_nsec) / 1_000_000
+    let end = text.count - 1
+    text[end - 3] = UInt8(ascii: "0") + UInt8(milliseconds / 100)
+    text[end - 2] = UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10)
+    text[end - 1] = UInt8(ascii: "0") + UInt8(milliseconds % 10)
+    return String(decoding: text, as: UTF8.self)
   }
 
   /// `value` in decimal, zero-padded to `width` digits.
