@@ -104,3 +104,24 @@ struct LogGapTests {
     #expect(try dump(path) == before)
   }
 }
+
+/// An entry compaction folded is named as such, by `entry` (the tool's UI asks it) as by
+/// exports and jumps; a seq past the log is unknown.
+@MainActor
+struct CompactedEntryTests {
+  @Test func anEntryCompactedAwayIsNamedSo() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let (_, first) = try LogGapTests().sixActions(path)
+    let database = try RewindDatabase(path: path)
+    _ = try database.compact(keep: 2)
+    for body in [{ _ = try database.entry(first) }, { _ = try database.export(at: first) }] {
+      let error = #expect(throws: RewindError.self) { try body() }
+      #expect(error?.code == .unknownSeq)
+      #expect(
+        error?.message.contains("was compacted away: history starts after seq") == true, "\(error?.message ?? "")")
+    }
+    let error = #expect(throws: RewindError.self) { _ = try database.entry(999) }
+    #expect(error?.message.contains("there is no entry 999 in the log") == true)
+  }
+}

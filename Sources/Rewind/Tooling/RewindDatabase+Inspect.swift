@@ -262,6 +262,11 @@ extension RewindDatabase {
           db, sql: "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq = ?",
           arguments: [seq])
       else {
+        // A seq compaction folded is named as such, as jumps and exports name it.
+        let base = try HistoryLog(db).baseSeq
+        if seq >= 1, seq <= base {
+          throw RewindError(.unknownSeq, "entry \(seq) was compacted away: history starts after seq \(base)")
+        }
         let range = try Row.fetchOne(db, sql: "SELECT min(seq), max(seq) FROM action_log")
         let bounds = range.map { "\($0[0] as Int64? ?? 0) to \($0[1] as Int64? ?? 0)" } ?? "nothing"
         throw RewindError(.unknownSeq, "there is no entry \(seq) in the log (it holds \(bounds))")
