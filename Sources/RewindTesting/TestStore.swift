@@ -72,6 +72,7 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
       withDependencies(&$0)
     }
     store.interceptEffectActions { [weak self] action in self?.received.append(action) }
+    store.interceptEffectErrors { [inbox] error in inbox.errors.append(String(customDumping: error)) }
   }
 
   // An effect's action that arrived and was never received is a change the test did not
@@ -80,13 +81,19 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     Self.reportUnreceived(inbox, at: created)
   }
 
-  /// A lock-protected list of actions (see ``inbox``).
+  /// Lock-protected lists of the actions effects sent and of the errors effects with no error
+  /// handler failed with (see ``inbox``).
   private final class Inbox: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [Action] = []
+    private var storedErrors: [String] = []
     var actions: [Action] {
       get { lock.withLock { stored } }
       set { lock.withLock { stored = newValue } }
+    }
+    var errors: [String] {
+      get { lock.withLock { storedErrors } }
+      set { lock.withLock { storedErrors = newValue } }
     }
   }
 
@@ -194,12 +201,18 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     reportUnreceived(at: location)
   }
 
-  /// Reports the actions effects sent that the test did not receive, once.
+  /// Reports the errors of effects that failed with no error handler, and the actions effects
+  /// sent that the test did not receive, once.
   private func reportUnreceived(at location: Location) {
     Self.reportUnreceived(inbox, at: location)
   }
 
   private nonisolated static func reportUnreceived(_ inbox: Inbox, at location: Location) {
+    // An effect that failed with no error handler is a failure of the test, not a line on
+    // standard error (a store's effects write one there).
+    let errors = inbox.errors
+    inbox.errors = []
+    for error in errors { location.report("An effect failed and has no error handler: \(error)") }
     let received = inbox.actions
     guard !received.isEmpty else { return }
     inbox.actions = []

@@ -319,3 +319,27 @@ struct SlowEffectReducer: Reducer {
     }
   }
 }
+
+/// The journal's reducer, with an effect that fails after `.search`, with no error handler.
+struct FailingEffectReducer: Reducer {
+  struct Boom: Error {}
+  func reduce(into state: inout JournalState, action: JournalAction) -> Effect<JournalAction> {
+    _ = JournalReducer().reduce(into: &state, action: action)
+    guard case .search = action else { return .none }
+    return .run { _ in throw Boom() }
+  }
+}
+
+/// An effect that fails with no error handler fails the test, naming its error: a store only
+/// writes a line to standard error, which a passing test would hide (found by an app trial).
+@MainActor
+struct TestStoreEffectErrorTests {
+  @Test func anEffectThatFailsWithNoHandlerFailsTheTest() async throws {
+    let message = await TestStoreTests().recordedIssue {
+      let store = try TestStore(initialState: JournalState(), reducer: FailingEffectReducer())
+      try await store.send(.search("x")) { $0.view.search = "x" }
+      await store.finish()
+    }
+    #expect(message == "An effect failed and has no error handler: FailingEffectReducer.Boom()", "\(message)")
+  }
+}

@@ -8,6 +8,13 @@ final class EffectRunner<Action: Sendable> {
   private var marked: [EffectID: Set<UUID>] = [:]
   /// Where effects' actions go: the store's `send`, or a test store's queue.
   var deliver: @MainActor (Action) throws -> Void = { _ in }
+  /// Where the error of an effect with no error handler goes: standard error, or a test
+  /// store's list of failures.
+  var failed: @MainActor (any Error) -> Void = EffectRunner.writeToStandardError
+
+  nonisolated static func writeToStandardError(_ error: any Error) {
+    FileHandle.standardError.write(Data("Rewind: an effect failed and has no error handler: \(error)\n".utf8))
+  }
 
   var isEmpty: Bool { tasks.isEmpty }
 
@@ -38,7 +45,7 @@ final class EffectRunner<Action: Sendable> {
             if let onError {
               await onError(error, send)
             } else if !Task.isCancelled {
-              FileHandle.standardError.write(Data("Rewind: an effect failed and has no error handler: \(error)\n".utf8))
+              if let self { self.failed(error) } else { Self.writeToStandardError(error) }
             }
           }
           self?.finished(token, ids)
@@ -88,6 +95,13 @@ extension Store {
   @_spi(Testing)
   public func interceptEffectActions(_ handler: @escaping @MainActor (Action) -> Void) {
     effects.deliver = { handler($0) }
+  }
+
+  /// Sends the error of each effect that fails with no error handler to `handler` instead of
+  /// standard error: a test store reports it as a failure of the test.
+  @_spi(Testing)
+  public func interceptEffectErrors(_ handler: @escaping @MainActor (any Error) -> Void) {
+    effects.failed = handler
   }
 
   /// Whether any effect is still running.
