@@ -46,8 +46,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   private let reducer: any Reducer<State, Action>
   let repository: Repository<State>
   let registrar = ObservationRegistrar()
-  /// The running effects; their actions come back through ``send(_:)``. When the store is
-  /// gone, effects still running send into nothing.
+  /// The running effects; their actions come back through ``send(_:)``. They are cancelled
+  /// when the store is released (see `deinit`).
   let effects = EffectRunner<Action>()
   /// Scoped stores to refresh after each commit.
   var scopes: [WeakScope] = []
@@ -55,6 +55,14 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// until the store has loaded it once, after ``reload()`` and after a failed write that could
   /// not put memory back to what the file holds.
   private var mustReload = true
+  // Effects end with their store: the actions they would send go nowhere, and their work
+  // (a request, a file read) was the store's. `deinit` is not isolated, so the runner, which
+  // is, cancels them on the main actor, as soon as it runs.
+  deinit {
+    let effects = effects
+    Task { @MainActor in effects.cancelAll() }
+  }
+
   // Key paths into a generic class are built at run time on each use: build them once.
   let stateKeyPath = \Store.state
   let historyKeyPath = \Store.lastSeq
