@@ -214,6 +214,13 @@ struct SnapshotPartsTests {
     #expect(!sets.contains(old))
     #expect(sets.contains(young))
     #expect(try count("SELECT count(*) FROM snapshots WHERE kind = 'automatic' AND part_set IS NOT NULL", path) == 1)
+    // `verify` says what the young set is, and counts it no problem.
+    let report = try RewindDatabase(path: path).verify()
+    #expect(report.problems == [])
+    #expect(
+      report.passed.contains(
+        "snapshot_parts: 1 part of 1 unfinished snapshot (stopped midway, or being written now), removed by the next snapshot stored an hour or more after they were written"
+      ), "\(report.passed)")
   }
 }
 

@@ -263,6 +263,20 @@ extension RewindDatabase {
           report.problems.append("snapshot \(name) at seq \(seq) differs from the log, first at \(first)")
         }
       }
+      // Parts no snapshot names are not damage: a snapshot stopped midway (a process killed)
+      // left them, or one is being written now. Said, so that the bytes they hold are explained.
+      if let unfinished = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT count(*), count(DISTINCT part_set) FROM snapshot_parts
+          WHERE part_set NOT IN (SELECT part_set FROM snapshots WHERE part_set IS NOT NULL)
+          """),
+        let parts = unfinished[0] as Int?, parts > 0, let sets = unfinished[1] as Int?
+      {
+        report.passed.append(
+          "snapshot_parts: \(parts) part\(parts == 1 ? "" : "s") of \(sets) unfinished snapshot\(sets == 1 ? "" : "s") (stopped midway, or being written now), removed by the next snapshot stored an hour or more after they were written"
+        )
+      }
     }
     return report
   }
