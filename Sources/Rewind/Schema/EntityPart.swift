@@ -5,9 +5,9 @@ import GRDB
 @usableFromInline
 final class EntityPart<Root, E: Entity>: StatePart {
   @usableFromInline
-  let keyPath: WritableKeyPath<Root, EntityTable<E>>
-  @usableFromInline
   let path: StatePath<Root, EntityTable<E>>
+  @usableFromInline
+  var keyPath: WritableKeyPath<Root, EntityTable<E>> { path.keyPath }
   @usableFromInline
   var table: String { E.databaseTableName }
   @usableFromInline
@@ -21,7 +21,6 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, EntityTable<E>>) {
-    self.keyPath = keyPath
     path = StatePath(keyPath)
   }
 

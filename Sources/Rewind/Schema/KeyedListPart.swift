@@ -9,9 +9,9 @@ final class KeyedListPart<
   @usableFromInline
   static var table: String { EngineTable.listEntries.name }
   @usableFromInline
-  let keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>>
-  @usableFromInline
   let path: StatePath<Root, OrderedIDLists<Owner, ID>>
+  @usableFromInline
+  var keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>> { path.keyPath }
   @usableFromInline
   let name: String
   let entityTable: String
@@ -26,7 +26,6 @@ final class KeyedListPart<
     ownerTable: String, keyValue: @escaping @Sendable (ID) -> DatabaseValue,
     ownerValue: @escaping @Sendable (Owner) -> DatabaseValue
   ) {
-    self.keyPath = keyPath
     path = StatePath(keyPath)
     self.name = name
     self.entityTable = entityTable

@@ -6,9 +6,9 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   @usableFromInline
   static var table: String { EngineTable.listEntries.name }
   @usableFromInline
-  let keyPath: WritableKeyPath<Root, OrderedIDList<ID>>
-  @usableFromInline
   let path: StatePath<Root, OrderedIDList<ID>>
+  @usableFromInline
+  var keyPath: WritableKeyPath<Root, OrderedIDList<ID>> { path.keyPath }
   @usableFromInline
   let name: String
   let entityTable: String
@@ -21,7 +21,6 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     keyPath: WritableKeyPath<Root, OrderedIDList<ID>>, name: String, entityTable: String,
     keyValue: @escaping @Sendable (ID) -> DatabaseValue
   ) {
-    self.keyPath = keyPath
     path = StatePath(keyPath)
     self.name = name
     self.entityTable = entityTable

@@ -12,9 +12,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   @usableFromInline
   static var table: String { EngineTable.viewState.name }
   @usableFromInline
-  let keyPath: WritableKeyPath<Root, V>
-  @usableFromInline
   let path: StatePath<Root, V>
+  @usableFromInline
+  var keyPath: WritableKeyPath<Root, V> { path.keyPath }
   let prefix: String
   /// The value as last written or loaded, and the rows the file holds for it: what the next
   /// change is compared with. They change only with the state they describe (a commit, a load,
@@ -32,7 +32,6 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
-    self.keyPath = keyPath
     path = StatePath(keyPath)
     self.prefix = prefix
   }
