@@ -118,9 +118,13 @@ struct InstructionCount {
     let output =
       kept.map { "\($0)/callgrind.\(label)" } ?? temporaryDatabase("callgrind") + ".out"
     defer { if kept == nil { try? FileManager.default.removeItem(atPath: output) } }
+    // Swift seeds its hashing at random in each process, so a dictionary's probes (and the
+    // instructions they take) differ from run to run: a fixed seed makes two runs of the same
+    // binary count the same, and a change's effect measurable to a few hundred instructions.
     try Self.runQuietly(
       Self.valgrind,
-      ["--tool=callgrind", "--callgrind-out-file=\(output)", "--toggle-collect=*\(function)*", program] + arguments)
+      ["--tool=callgrind", "--callgrind-out-file=\(output)", "--toggle-collect=*\(function)*", program] + arguments,
+      environment: ["SWIFT_DETERMINISTIC_HASHING": "1"])
     let text = try String(contentsOfFile: output, encoding: .utf8)
     guard
       let line = text.split(separator: "\n").last(where: { $0.hasPrefix("totals:") || $0.hasPrefix("summary:") }),
@@ -130,10 +134,13 @@ struct InstructionCount {
   }
 
   /// Runs `executable`, its output discarded; throws if it fails.
-  private static func runQuietly(_ executable: String, _ arguments: [String]) throws {
+  private static func runQuietly(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+  ) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardError = FileHandle(forWritingAtPath: "/dev/null")
     process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
     try process.run()

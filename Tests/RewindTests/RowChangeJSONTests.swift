@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PropertyBased
 import Testing
 
 @testable import Rewind
@@ -33,6 +34,31 @@ struct RowChangeJSONTests {
       before: nil, after: ["b": 1.databaseValue, "a": 2.databaseValue, "c": "x".databaseValue])
     #expect(
       RowChange.json([change]) == #"[{"table":"t","key":{"a":2,"b":1},"before":null,"after":{"a":2,"b":1,"c":"x"}}]"#)
+  }
+
+  /// Rows are written to the log, and matched with the writer's cached statements, in key
+  /// order walked without sorting a copy: it must be `sorted()`'s order for any columns.
+  @Test func rowsAreWalkedInSortedKeyOrder() async {
+    // Names that share prefixes, differ in case, or are not ASCII, as columns may.
+    let names = Gen.element(of: ["a", "ab", "aB", "B", "b", "id", "_x", "é", "e\u{301}", "z9", "z10", "😀", ""])
+    await propertyCheck(count: 300, input: names.array(of: 0...12)) { picked in
+      var row: [String: DatabaseValue] = [:]
+      for (index, name) in picked.compactMap({ $0 }).enumerated() { row[name] = index.databaseValue }
+      var walked: [(Int, String, DatabaseValue)] = []
+      row.forEachInKeyOrder { walked.append(($0, $1, $2)) }
+      #expect(walked.map(\.0) == Array(0..<row.count))
+      #expect(walked.map(\.1) == row.keys.sorted())
+      #expect(walked.allSatisfy { row[$0.1] == $0.2 })
+      let json = RowChange.json([RowChange(table: "t", key: ["id": 1.databaseValue], before: nil, after: row)])
+      let members = row.keys.sorted().map { column in
+        var text = ""
+        JSONText.appendString(column, to: &text)
+        text += ":"
+        JSONText.appendValue(row[column]!, to: &text)
+        return text
+      }
+      #expect(json.hasSuffix(#""after":{"# + members.joined(separator: ",") + "}}]"), "\(json)")
+    }
   }
 
   @Test(arguments: [0, 7, -1, 10, -10, 1_234_567_890, Int64.max, Int64.min, Int64.min + 1])

@@ -95,25 +95,27 @@ enum CompactJSONEncoder {
     func write(to out: inout [UInt8]) {
       switch kind {
       case .empty: out.append(contentsOf: "{}".utf8)  // a value that encoded nothing, like JSONEncoder
-      case .literal(let text): out.append(contentsOf: text.utf8)
+      case .literal(let text): JSONText.appendRaw(text, to: &out)
       case .string(let string): JSONText.appendString(string, to: &out)
       case .array(let items):
         out.append(UInt8(ascii: "["))
-        for (index, item) in items.enumerated() {
+        for index in items.indices {
           if index > 0 { out.append(UInt8(ascii: ",")) }
-          item.write(to: &out)
+          items[index].write(to: &out)
         }
         out.append(UInt8(ascii: "]"))
       case .object(let members):
         out.append(UInt8(ascii: "{"))
         // Keys are usually encoded in order already (declaration order often is): sorting a
-        // copy is paid only when they are not.
-        let isSorted = zip(members, members.dropFirst()).allSatisfy { $0.key < $1.key }
-        for (index, member) in (isSorted ? members : members.sorted(by: { $0.key < $1.key })).enumerated() {
+        // copy is paid only when they are not. (By index: a zip or `enumerated()` copies each
+        // member, retaining its key and value.)
+        let isSorted = members.indices.dropFirst().allSatisfy { members[$0 - 1].key < members[$0].key }
+        let ordered = isSorted ? members : members.sorted(by: { $0.key < $1.key })
+        for index in ordered.indices {
           if index > 0 { out.append(UInt8(ascii: ",")) }
-          JSONText.appendString(member.key, to: &out)
+          JSONText.appendString(ordered[index].key, to: &out)
           out.append(UInt8(ascii: ":"))
-          member.value.write(to: &out)
+          ordered[index].value.write(to: &out)
         }
         out.append(UInt8(ascii: "}"))
       }
@@ -203,7 +205,7 @@ enum CompactJSONEncoder {
 
     func write(to out: inout [UInt8]) {
       switch self {
-      case .literal(let text): out.append(contentsOf: text.utf8)
+      case .literal(let text): JSONText.appendRaw(text, to: &out)
       case .string(let string): JSONText.appendString(string, to: &out)
       case .node(let node): node.write(to: &out)
       }

@@ -105,9 +105,9 @@ enum JSONText {
     if row.count == 1, let (column, value) = row.first {
       append(column, value)
     } else {
-      for (index, column) in row.sorted(by: { $0.key < $1.key }).enumerated() {
+      row.forEachInKeyOrder { index, column, value in
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        append(column.key, column.value)
+        append(column, value)
       }
     }
     out.append(UInt8(ascii: "}"))
@@ -130,6 +130,13 @@ enum JSONText {
     case .blob(let data):
       out.append(contentsOf: (#"{"$blob":""# + data.base64EncodedString() + #""}"#).utf8)
     }
+  }
+
+  /// Appends text that is JSON already (a number, `null`), through its contiguous UTF-8:
+  /// `append(contentsOf: text.utf8)` goes through the view's generic iteration.
+  static func appendRaw(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { out.append(contentsOf: $0) }
   }
 
   static func appendString(_ string: String, to out: inout [UInt8]) {

@@ -141,6 +141,11 @@ struct HistoryLog {
     case missed([RowChange])
     /// Entries this position has not seen were compacted away: read the state from the tables.
     case reload
+
+    /// Whether no entry was committed since: memory has nothing to follow.
+    var isCurrent: Bool {
+      if case .current = self { true } else { false }
+    }
   }
 
   /// Brings the position up to date inside the caller's write transaction, and says what the

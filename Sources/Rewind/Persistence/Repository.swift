@@ -209,8 +209,14 @@ final class Repository<State: PersistentState> {
   /// If anything throws, the transaction rolls back and the position is what the file holds:
   /// caught up if `follow` succeeded (those entries were committed by others and stay), as it
   /// was otherwise.
+  ///
+  /// `follow` returns whether it may have moved the position (read it again, logged a repair).
+  /// When neither it nor the sync found entries to follow, the copy taken before the sync is
+  /// what a failure puts back, rather than a second copy (each retains the position's tables
+  /// and caches): at most it predates a read of the position that found no new entry, and it
+  /// holds the `data_version` it was read at, so the next write reads the position again.
   func write<T>(
-    following follow: (Database, HistoryLog.Sync, inout HistoryLog) throws -> Void,
+    following follow: (Database, HistoryLog.Sync, inout HistoryLog) throws -> Bool,
     _ body: (Database, inout HistoryLog) throws -> T
   ) throws -> T {
     guard !isReadOnly else {
@@ -223,8 +229,7 @@ final class Repository<State: PersistentState> {
         return try db.inImmediateTransaction(statements: history.statements) {
           let sync = try history.sync(db)
           try checkAppSchema(history)
-          try follow(db, sync, &history)
-          synced = history
+          if try follow(db, sync, &history) || !sync.isCurrent { synced = history }
           return try body(db, &history)
         }
       }

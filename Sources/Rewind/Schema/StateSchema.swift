@@ -148,8 +148,12 @@ public struct StateSchema<Root> {
 /// metadata, several times the work of the access. These closures are built by the schema's
 /// factories, which are inlined into the app's module where the part's entity and id types
 /// are concrete, so the compiler specializes the part's (inlinable) methods there.
+///
+/// A class: every action takes each part out of the schema's array, in code generic over the
+/// state, where copying a struct of an existential and three closures runs through its value
+/// witnesses (eight copies and destroys an action); a reference is retained.
 @usableFromInline
-struct SpecializedPart<Root> {
+final class SpecializedPart<Root> {
   let part: any StatePart<Root>
   let load: (Database) throws -> (inout Root) -> Void
   let takeChanges: (inout Root, inout [RowChange]) throws -> Void
@@ -157,7 +161,7 @@ struct SpecializedPart<Root> {
   let renewed: () -> SpecializedPart<Root>
 
   @inlinable
-  init<Part: StatePart>(_ part: Part) where Part.Root == Root {
+  convenience init<Part: StatePart>(_ part: Part) where Part.Root == Root {
     self.init(
       part: part,
       load: { db in try part.load(db) },

@@ -20,7 +20,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// change is compared with. They change only with the state they describe (a commit, a load,
   /// applied changes), so they never run ahead of the file.
   @usableFromInline
-  var current: V?
+  var current: Written?
   private var currentRows: [String: String] = [:]
   /// Each property's JSON in the app's initial state: what a property with no row loads as (a
   /// property added since the file was written, or rows removed by a jump to before they
@@ -76,7 +76,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
     // Compared here, specialized: most actions leave most view states as they were.
     let value = path.read(&root) { $0 }
-    if let current, current == value { return }
+    if let current, current.value == value { return }
     try takeChanges(of: value, into: &changes)
   }
 
@@ -98,7 +98,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
       }
       if before != after { changes.append(change(property, before: before, after: after)) }
     }
-    current = value
+    current = Written(value)
     currentRows = written
   }
 
@@ -148,7 +148,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     let (value, exact) = try decode(rows)
     let keyPath = keyPath
     return { [self] root in
-      current = exact ? value : nil
+      current = exact ? Written(value) : nil
       currentRows = rows
       root[keyPath: keyPath] = value
     }
@@ -160,6 +160,16 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   ) -> any StatePart<Parent> {
     let prefix = [viewPrefix, self.prefix].filter { !$0.isEmpty }.joined(separator: ".")
     return ViewPart<Parent, V>(keyPath: keyPath.appending(path: self.keyPath), prefix: prefix)
+  }
+
+  /// The value last written, boxed: the parts of a scoped feature run unspecialized, where
+  /// each use of a `V?` would look up `Optional<V>`'s metadata (two look-ups on every action,
+  /// for every scoped view state), and an optional reference needs none.
+  @usableFromInline
+  final class Written {
+    @usableFromInline
+    let value: V
+    init(_ value: V) { self.value = value }
   }
 
   // MARK: - Paths and JSON

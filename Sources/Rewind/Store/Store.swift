@@ -295,8 +295,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       return try repository.write(
         following: { db, sync, history in
           following = true
+          // Only a catch-up moves the position (`follow` does nothing else).
+          let catchingUp = mustReload || !sync.isCurrent
           repaired = try follow(sync, db, &history)
           following = false
+          return catchingUp
         }, body)
     } catch {
       if following || repaired { resync() } else { rollBack() }
