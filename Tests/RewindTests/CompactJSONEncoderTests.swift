@@ -169,6 +169,22 @@ struct CompactJSONEncoderTests {
     }
   }
 
+  /// The memo compares a member with the value remembered under its key only when both are of
+  /// one type: a value of another type under that key (an enum's payload, a type-erased
+  /// member) is encoded, even where the two would compare equal as numbers or text.
+  @Test func aMemoNeverReusesTheTextOfAnotherType() throws {
+    struct Holder<Value: Encodable>: Encodable { var member: Value }
+    let memo = CompactJSONEncoder.MemberMemo()
+    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: 1), memo: memo) == ["member": "1"])
+    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: "1"), memo: memo) == ["member": #""1""#])
+    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: 1.5), memo: memo) == ["member": "1.5"])
+    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: Int64(1)), memo: memo) == ["member": "1"])
+    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: [1]), memo: memo) == ["member": "[1]"])
+    // And reuses it for an equal value of the same type, as before.
+    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: [1]), memo: memo) == ["member": "[1]"])
+    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: [2]), memo: memo) == ["member": "[2]"])
+  }
+
   /// Nested containers are filled after their parent's later members, as a type's
   /// `encode(to:)` may do, and a container asked for twice keeps what it holds.
   @Test func containersFilledLaterLandWhereTheyWereMade() throws {

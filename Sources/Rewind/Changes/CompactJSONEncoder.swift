@@ -26,25 +26,27 @@ enum CompactJSONEncoder {
   /// (strings equal under Unicode canonical equivalence, sets that iterate in another order)
   /// keep the text written first, which decodes to an equal value.
   static func encodeMembers<T: Encodable>(_ value: T, memo: MemberMemo? = nil) throws -> [String: String]? {
+    try encodeMemberList(value, memo: memo).map { Dictionary(uniqueKeysWithValues: $0) }
+  }
+
+  /// The members of ``encodeMembers(_:memo:)``, in the order they were encoded (each key once):
+  /// for a caller that walks them once, which a dictionary would only make it hash.
+  static func encodeMemberList<T: Encodable>(
+    _ value: T, memo: MemberMemo? = nil
+  ) throws -> [(key: String, text: String)]? {
     // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
     guard Child.leaf(value) == nil else { return nil }
     let root = Node()
     try value.encode(to: NodeEncoder(node: root, path: nil, memo: memo))
     guard case .object(let members) = root.kind else { return nil }
-    var texts: [String: String] = [:]
-    texts.reserveCapacity(members.count)
     var out: [UInt8] = []
-    for member in members {
+    return members.map { member in
       // A literal is its text already (a member the memo kept is one).
-      if case .literal(let text) = member.value {
-        texts[member.key] = text
-        continue
-      }
+      if case .literal(let text) = member.value { return (member.key, text) }
       out.removeAll(keepingCapacity: true)
       member.value.write(to: &out)
-      texts[member.key] = String(decoding: out, as: UTF8.self)
+      return (member.key, String(decoding: out, as: UTF8.self))
     }
-    return texts
   }
 
   /// A JSON value under construction. A class, so containers can fill it after returning.
@@ -215,18 +217,50 @@ enum CompactJSONEncoder {
   /// The text of members encoded before, with the values they encoded: see
   /// ``encodeMembers(_:memo:)``. Keeps one value per key.
   final class MemberMemo {
-    private var members: [String: (value: any Equatable, text: String)] = [:]
+    private var members: [String: Remembered] = [:]
 
     /// The text of `value` under `key`: the remembered one if `value` equals the value it was
     /// written for, else newly encoded (and remembered when `value` is `Equatable`).
     func text<T: Encodable>(_ value: T, key: String, path: @autoclosure () -> CodingPath?) throws -> String {
-      let equatable = value as? any Equatable
-      if let equatable, let member = members[key], equatable.isEqual(to: member.value) { return member.text }
+      if let member = members[key], member.matches(value) { return member.text }
       var out: [UInt8] = []
       try Child.encoding(value, path: path()).write(to: &out)
       let text = String(decoding: out, as: UTF8.self)
-      members[key] = equatable.map { ($0, text) }
+      // Cast once, when the text changes, not at every comparison.
+      members[key] = (value as? any Equatable).map { Self.remember($0, text) }
       return text
+    }
+
+    private static func remember<E: Equatable>(_ value: E, _ text: String) -> Remembered {
+      Remembered.Typed(value, text)
+    }
+
+    /// A value and the text written for it. Its type is kept with it, so that a comparison is a
+    /// check of the type and a call of its `==`: casting the value to `any Equatable` and back
+    /// cost thousands of instructions for a generic enum, on every change of a view state.
+    class Remembered {
+      let text: String
+
+      init(text: String) { self.text = text }
+
+      /// Whether `value` is of the remembered value's type and equal to it.
+      func matches<T>(_ value: T) -> Bool { false }
+
+      final class Typed<E: Equatable>: Remembered {
+        let value: E
+
+        init(_ value: E, _ text: String) {
+          self.value = value
+          super.init(text: text)
+        }
+
+        override func matches<T>(_ value: T) -> Bool {
+          guard T.self == E.self else { return false }
+          return withUnsafePointer(to: value) {
+            $0.withMemoryRebound(to: E.self, capacity: 1) { $0.pointee == self.value }
+          }
+        }
+      }
     }
   }
 
@@ -389,9 +423,4 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: UInt64) throws { node.kind = .literal(String(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws { try node.encode(value, path: path) }
   }
-}
-
-extension Equatable {
-  /// Whether `other` is a value of this type equal to this one.
-  fileprivate func isEqual(to other: any Equatable) -> Bool { (other as? Self) == self }
 }

@@ -64,8 +64,15 @@ extension HistoryLog {
   func danglingListEntries(in changes: [RowChange], _ db: Database) throws -> [String] {
     var problems: [String] = []
     // Rows the entry itself writes exist once it is written: no query needed (an added task
-    // and its list entry are one entry).
-    var written: Set<NetChanges.RowID>?
+    // and its list entry are one entry). A list names entities by their one key column, so the
+    // rows written are gathered by table and that column's value: hashing a string and a
+    // value, where a row's whole key is a dictionary, hashed member by member.
+    struct WrittenRow: Hashable {
+      var table: String
+      var column: String
+      var value: DatabaseValue
+    }
+    var written: Set<WrittenRow>?
     for change in changes where change.table == EngineTable.listEntries.name {
       // A moved entry names what it named (a deletion of that would have cascaded to it).
       guard let row = change.after, change.before == nil || change.before?["owner"] != row["owner"],
@@ -76,9 +83,13 @@ extension HistoryLog {
       for (column, table) in references {
         guard let value = row[column], let keyColumn = tables.keyColumns(of: table).first else { continue }
         if written == nil {
-          written = Set(changes.lazy.filter { $0.after != nil }.map { NetChanges.RowID(table: $0.table, key: $0.key) })
+          written = Set(
+            changes.lazy.filter { $0.after != nil && $0.key.count == 1 }.map {
+              let (column, value) = $0.key.first!
+              return WrittenRow(table: $0.table, column: column, value: value)
+            })
         }
-        if written!.contains(NetChanges.RowID(table: table, key: [keyColumn: value])) { continue }
+        if written!.contains(WrittenRow(table: table, column: keyColumn, value: value)) { continue }
         if try currentRow(table: table, key: [keyColumn: value], db) == nil {
           problems.append(
             "list_entries \(describe(change.key)) would name \(column == "owner" ? "its owner " : "")\(table) \(describe([keyColumn: value])), which does not exist"

@@ -82,24 +82,34 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   @usableFromInline
   func takeChanges(of value: V, into changes: inout [RowChange]) throws {
-    let rows = try encodeRows(value)
-    var written = rows
-    // Usually one property differs: only those are sorted (changes are logged in path order).
-    var differing = rows.compactMap { property, text in currentRows[property] == text ? nil : property }
-    differing += currentRows.keys.filter { rows[$0] == nil }
-    for property in differing.sorted() {
+    // Usually one property differs: it is found by walking the members once against the rows
+    // written, and only the properties that differ are sorted (changes are logged in path
+    // order) and written into `currentRows`, in place.
+    let members = try encodeMemberList(value)
+    var differing: [(property: String, after: String?)] = []
+    var named = 0
+    for (property, text) in members {
+      if let before = currentRows[property] {
+        named += 1
+        if before == text { continue }
+      }
+      differing.append((property, text))
+    }
+    if named < currentRows.count {
+      // Rows of properties the value no longer encodes (an optional now `nil`, with no default).
+      let encoded = Set(members.lazy.map(\.key))
+      for property in currentRows.keys where !encoded.contains(property) { differing.append((property, nil)) }
+    }
+    differing.sort { $0.property < $1.property }
+    for (property, after) in differing {
       let before = currentRows[property]
-      let after = rows[property]
       // A property with no row loads its default (one added by a newer version of the app):
       // it gets a row when it changes, not as a phantom insert in some other action.
-      if before == nil, let after, after == defaults?[property] {
-        written[property] = nil
-        continue
-      }
-      if before != after { changes.append(change(property, before: before, after: after)) }
+      if before == nil, let after, after == defaults?[property] { continue }
+      changes.append(change(property, before: before, after: after))
+      currentRows[property] = after
     }
     current = Written(value)
-    currentRows = written
   }
 
   @usableFromInline
@@ -196,11 +206,21 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// (an optional that is `nil`) while its default does not is written as `null`, so that it
   /// loads as `nil` rather than as its default.
   private func encodeRows(_ value: V) throws -> [String: String] {
-    guard var members = try CompactJSONEncoder.encodeMembers(value, memo: memo) else {
+    Dictionary(uniqueKeysWithValues: try encodeMemberList(value))
+  }
+
+  /// The members of ``encodeRows(_:)``, in the order they were encoded.
+  private func encodeMemberList(_ value: V) throws -> [(key: String, text: String)] {
+    guard var members = try CompactJSONEncoder.encodeMemberList(value, memo: memo) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
     }
-    for property in (defaults ?? [:]).keys where members[property] == nil {
-      members[property] = "null"
+    if let defaults {
+      var missing = defaults.count
+      for member in members where defaults[member.key] != nil { missing -= 1 }
+      if missing > 0 {
+        let encoded = Set(members.lazy.map(\.key))
+        for property in defaults.keys where !encoded.contains(property) { members.append((property, "null")) }
+      }
     }
     return members
   }
