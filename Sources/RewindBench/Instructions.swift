@@ -20,16 +20,8 @@ struct InstructionCount {
   var program = ""
 
   mutating func run() throws -> String {
-    guard FileManager.default.isExecutableFile(atPath: Self.valgrind) else {
-      throw FloorError("--instructions needs valgrind at \(Self.valgrind) (Debian: apt-get install valgrind)")
-    }
-    // valgrind 3.19 cannot read the DWARF 5 debug information Swift emits: run a copy without
-    // it (the symbol table, which `--toggle-collect` matches, stays).
-    let program = temporaryDatabase("rewind-bench") + ".bin"
+    try prepareProgram()
     defer { try? FileManager.default.removeItem(atPath: program) }
-    try FileManager.default.copyItem(atPath: Bundle.main.executablePath ?? CommandLine.arguments[0], toPath: program)
-    try Self.runQuietly("/usr/bin/strip", ["--strip-debug", program])
-    self.program = program
     var opens: [String] = []
     var lines = [
       "Instructions per send (callgrind, \(Self.actions) sends of the mix after \(Self.warmup) to warm up)",
@@ -88,6 +80,52 @@ struct InstructionCount {
       .joined(separator: "\n")
   }
 
+  /// Instructions per send of each kind of action of the mix, sent alone, for the engine and
+  /// the floor: where the engine's own cost is, action by action.
+  mutating func runByKind() throws -> String {
+    try prepareProgram()
+    defer { try? FileManager.default.removeItem(atPath: program) }
+    var lines = [
+      "Instructions per send by kind of action (callgrind, \(Self.actions) sends of one kind after \(Self.warmup))",
+      "tasks    | kind     | engine     | floor      | engine/floor | engine - floor",
+    ]
+    for size in sizes {
+      for (kind, name) in Workload.kinds.enumerated() {
+        note("instructions, \(size) tasks, \(name) alone: the engine and the floor under callgrind")
+        let enginePath = temporaryDatabase("instructions-engine-\(size)")
+        let floorPath = temporaryDatabase("instructions-floor-\(size)")
+        defer {
+          removeDatabase(enginePath)
+          removeDatabase(floorPath)
+        }
+        _ = try TasksStore(path: enginePath, initialState: Workload.state(taskCount: size), reducer: TasksReducer())
+        try FileManager.default.copyItem(atPath: enginePath, toPath: floorPath)
+        let engine = Double(
+          try callgrind(
+            collecting: "callgrindEngineSends", label: "engine.\(size).\(name)",
+            ["--callgrind-child", "engine", "--path", enginePath, "--size", "\(size)", "--kind", "\(kind)"]))
+        let floor = Double(
+          try callgrind(
+            collecting: "callgrindFloorReplay", label: "floor.\(size).\(name)",
+            [
+              "--callgrind-child", "floor", "--variant", Variant.asEngine.rawValue, "--path", floorPath,
+              "--engine-path", enginePath,
+            ]))
+        let (e, f) = (engine / Double(Self.actions), floor / Double(Self.actions))
+        lines.append(
+          [
+            String(size).padding(toLength: 8, withPad: " ", startingAt: 0),
+            name.padding(toLength: 8, withPad: " ", startingAt: 0),
+            String(format: "%.1fk", e / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
+            String(format: "%.1fk", f / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
+            String(format: "%.2f", e / f).padding(toLength: 12, withPad: " ", startingAt: 0),
+            String(format: "%.1fk", (e - f) / 1_000),
+          ].joined(separator: " | "))
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+
   /// What the floor replays: the engine's statements on its schema, or a variant.
   enum Variant: String, CaseIterable {
     case asEngine = "as-engine"
@@ -106,6 +144,19 @@ struct InstructionCount {
     """
 
   static let valgrind = ProcessInfo.processInfo.environment["VALGRIND"] ?? "/usr/bin/valgrind"
+
+  /// Makes the copy of this program that callgrind runs, in ``program``. Throws when valgrind
+  /// is missing.
+  private mutating func prepareProgram() throws {
+    guard FileManager.default.isExecutableFile(atPath: Self.valgrind) else {
+      throw FloorError("--instructions needs valgrind at \(Self.valgrind) (Debian: apt-get install valgrind)")
+    }
+    // valgrind 3.19 cannot read the DWARF 5 debug information Swift emits: run a copy without
+    // it (the symbol table, which `--toggle-collect` matches, stays).
+    program = temporaryDatabase("rewind-bench") + ".bin"
+    try FileManager.default.copyItem(atPath: Bundle.main.executablePath ?? CommandLine.arguments[0], toPath: program)
+    try Self.runQuietly("/usr/bin/strip", ["--strip-debug", program])
+  }
 
   /// Runs this program with `arguments` under callgrind, counting only inside `function`, and
   /// returns the instructions counted.
@@ -152,13 +203,16 @@ struct InstructionCount {
 
   /// The child under callgrind: sends (or replays) the warm-up, then the counted actions.
   @MainActor
-  static func child(_ role: String, variant: String?, path: String, enginePath: String?, size: Int?) throws {
+  static func child(
+    _ role: String, variant: String?, path: String, enginePath: String?, size: Int?, kind: Int? = nil
+  ) throws {
     switch role {
     case "engine":
       guard let size else { throw FloorError("--size is needed") }
+      if let kind, !Workload.kinds.indices.contains(kind) { throw FloorError("--kind \(kind) is no kind of the mix") }
       let store = try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer())
       store.automaticSnapshotSpacing = .max  // no background thread while counting
-      var workload = Workload(taskCount: size)
+      var workload = Workload(taskCount: size, onlyKind: kind)
       let actions = (0..<(warmup + actions)).map { workload.action($0) }
       for action in actions.prefix(warmup) { try store.send(action) }
       try callgrindEngineSends(store, Array(actions.dropFirst(warmup)))

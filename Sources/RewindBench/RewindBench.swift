@@ -27,23 +27,34 @@ struct RewindBench: ParsableCommand {
       "Count instructions per send for the engine and the floor under valgrind's callgrind (needs valgrind; about 10 minutes)."
   )
   var instructions = false
+  @Flag(
+    help:
+      "With --instructions: count each kind of action of the mix alone, engine and floor (at 10,000 tasks unless --size)."
+  )
+  var byKind = false
   @Option(help: ArgumentHelp("Internal: the process callgrind runs.", visibility: .private)) var callgrindChild: String?
   @Option(help: ArgumentHelp("Internal.", visibility: .private)) var path: String?
   @Option(help: ArgumentHelp("Internal.", visibility: .private)) var enginePath: String?
   @Option(help: ArgumentHelp("Internal.", visibility: .private)) var variant: String?
+  @Option(help: ArgumentHelp("Internal.", visibility: .private)) var kind: Int?
 
   func run() throws {
     if let callgrindChild {
       try MainActor.assumeIsolated {
         try InstructionCount.child(
-          callgrindChild, variant: variant, path: path ?? "", enginePath: enginePath, size: size)
+          callgrindChild, variant: variant, path: path ?? "", enginePath: enginePath, size: size, kind: kind)
       }
       return
     }
     if instructions {
       try MainActor.assumeIsolated {
-        var count = InstructionCount(sizes: size.map { [$0] } ?? [100, 10_000, 100_000])
-        print(try count.run())
+        if byKind {
+          var count = InstructionCount(sizes: [size ?? 10_000])
+          print(try count.runByKind())
+        } else {
+          var count = InstructionCount(sizes: size.map { [$0] } ?? [100, 10_000, 100_000])
+          print(try count.run())
+        }
       }
       return
     }

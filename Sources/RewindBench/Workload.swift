@@ -4,15 +4,23 @@ import TasksExample
 /// The dispatch mix: add, rename, toggle, move, select and search, in turn, each committed on
 /// its own. Ids are drawn from the existing tasks so the state keeps its size.
 struct Workload {
+  /// The mix's kinds of action, in turn.
+  static let kinds = ["add", "rename", "toggle", "move", "select", "search"]
+
   let taskCount: Int64
+  /// The kind every action is, rather than each in turn (an index into ``kinds``).
+  let onlyKind: Int?
   var random = SplitMix64(seed: 7)
   var added: Int64 = 0
 
-  init(taskCount: Int) { self.taskCount = Int64(taskCount) }
+  init(taskCount: Int, onlyKind: Int? = nil) {
+    self.taskCount = Int64(taskCount)
+    self.onlyKind = onlyKind
+  }
 
   mutating func action(_ index: Int) -> TasksAction {
     let id = Int64(random.next() % UInt64(taskCount)) + 1
-    switch index % 6 {
+    switch onlyKind ?? index % Self.kinds.count {
     case 0:
       added += 1
       return .add(title: "Added \(added)")

@@ -238,6 +238,8 @@ enum CompactJSONEncoder {
     /// A value and the text written for it. Its type is kept with it, so that a comparison is a
     /// check of the type and a call of its `==`: casting the value to `any Equatable` and back
     /// cost thousands of instructions for a generic enum, on every change of a view state.
+    /// The types must be the same, not related: an instance of a subclass under a member of
+    /// its superclass's type is encoded again each time (its text is the same either way).
     class Remembered {
       let text: String
 
@@ -268,7 +270,7 @@ enum CompactJSONEncoder {
     let node: Node
     let path: CodingPath?
     var codingPath: [any CodingKey] { path?.keys ?? [] }
-    /// Set for the top-level object of ``encodeMembers(_:memo:)`` only.
+    /// Set for the top-level object of ``encodeMemberList(_:memo:)`` only.
     var memo: MemberMemo? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 

@@ -209,7 +209,8 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     Dictionary(uniqueKeysWithValues: try encodeMemberList(value))
   }
 
-  /// The members of ``encodeRows(_:)``, in the order they were encoded.
+  /// The members of ``encodeRows(_:)``: those encoded, in their order, then the `null` of
+  /// each property with a default that encoded to nothing.
   private func encodeMemberList(_ value: V) throws -> [(key: String, text: String)] {
     guard var members = try CompactJSONEncoder.encodeMemberList(value, memo: memo) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
