@@ -8,7 +8,7 @@ extension Dictionary where Key == String, Value == DatabaseValue {
   /// copy every column and value into a new array, retaining each, and release them all after.
   func forEachInKeyOrder(_ body: (_ place: Int, _ column: String, _ value: DatabaseValue) -> Void) {
     guard !isEmpty else { return }
-    // An insertion sort compares n²/4 pairs: past a few dozen columns, sort a copy.
+    // An insertion sort compares about n²/4 pairs: past 16 columns, sort a copy.
     guard count <= 16 else {
       for (place, column) in sorted(by: { $0.key < $1.key }).enumerated() { body(place, column.key, column.value) }
       return
