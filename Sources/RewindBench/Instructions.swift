@@ -29,14 +29,11 @@ struct InstructionCount {
     ]
     for size in sizes {
       note("instructions, \(size) tasks: creating the database")
-      let enginePath = temporaryDatabase("instructions-engine-\(size)")
-      let floorPath = temporaryDatabase("instructions-floor-\(size)")
+      let (enginePath, floorPath) = try Self.startingFiles(taskCount: size)
       defer {
         removeDatabase(enginePath)
         removeDatabase(floorPath)
       }
-      _ = try TasksStore(path: enginePath, initialState: Workload.state(taskCount: size), reducer: TasksReducer())
-      try FileManager.default.copyItem(atPath: enginePath, toPath: floorPath)
       note("instructions, \(size) tasks: opening, the engine and the raw read, under callgrind")
       let openEngine = try callgrind(
         collecting: "callgrindEngineOpen", label: "open.\(size)", ["--callgrind-child", "open", "--path", floorPath])
@@ -67,14 +64,11 @@ struct InstructionCount {
       }
       let e = Double(engine) / Double(Self.actions)
       lines.append(
-        [
-          String(size).padding(toLength: 8, withPad: " ", startingAt: 0),
-          String(format: "%.1fk", e / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
-          String(format: "%.1fk", floors[0] / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
-          String(format: "%.2f", e / floors[0]).padding(toLength: 12, withPad: " ", startingAt: 0),
-          String(format: "%.1fk", floors[1] / 1_000).padding(toLength: 22, withPad: " ", startingAt: 0),
-          String(format: "%.1fk", floors[2] / 1_000),
-        ].joined(separator: " | "))
+        Self.tableRow([
+          (String(size), 8), (Self.thousands(e), 10), (Self.thousands(floors[0]), 10),
+          (String(format: "%.2f", e / floors[0]), 12), (Self.thousands(floors[1]), 22),
+          (Self.thousands(floors[2]), 0),
+        ]))
     }
     return (lines + ["", "Instructions to open (the store against reading the same tables raw)"] + opens)
       .joined(separator: "\n")
@@ -92,14 +86,11 @@ struct InstructionCount {
     for size in sizes {
       for (kind, name) in Workload.kinds.enumerated() {
         note("instructions, \(size) tasks, \(name) alone: the engine and the floor under callgrind")
-        let enginePath = temporaryDatabase("instructions-engine-\(size)")
-        let floorPath = temporaryDatabase("instructions-floor-\(size)")
+        let (enginePath, floorPath) = try Self.startingFiles(taskCount: size)
         defer {
           removeDatabase(enginePath)
           removeDatabase(floorPath)
         }
-        _ = try TasksStore(path: enginePath, initialState: Workload.state(taskCount: size), reducer: TasksReducer())
-        try FileManager.default.copyItem(atPath: enginePath, toPath: floorPath)
         let engine = Double(
           try callgrind(
             collecting: "callgrindEngineSends", label: "engine.\(size).\(name)",
@@ -113,18 +104,32 @@ struct InstructionCount {
             ]))
         let (e, f) = (engine / Double(Self.actions), floor / Double(Self.actions))
         lines.append(
-          [
-            String(size).padding(toLength: 8, withPad: " ", startingAt: 0),
-            name.padding(toLength: 8, withPad: " ", startingAt: 0),
-            String(format: "%.1fk", e / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
-            String(format: "%.1fk", f / 1_000).padding(toLength: 10, withPad: " ", startingAt: 0),
-            String(format: "%.2f", e / f).padding(toLength: 12, withPad: " ", startingAt: 0),
-            String(format: "%.1fk", (e - f) / 1_000),
-          ].joined(separator: " | "))
+          Self.tableRow([
+            (String(size), 8), (name, 8), (Self.thousands(e), 10), (Self.thousands(f), 10),
+            (String(format: "%.2f", e / f), 12), (Self.thousands(e - f), 0),
+          ]))
       }
     }
     return lines.joined(separator: "\n")
   }
+
+  /// A new engine file of `taskCount` tasks, and a copy of it for the floor to replay on.
+  private static func startingFiles(taskCount: Int) throws -> (engine: String, floor: String) {
+    let enginePath = temporaryDatabase("instructions-engine-\(taskCount)")
+    let floorPath = temporaryDatabase("instructions-floor-\(taskCount)")
+    _ = try TasksStore(path: enginePath, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
+    try FileManager.default.copyItem(atPath: enginePath, toPath: floorPath)
+    return (enginePath, floorPath)
+  }
+
+  /// A line of a table: each cell padded to its width (0: the last, not padded).
+  private static func tableRow(_ cells: [(text: String, width: Int)]) -> String {
+    cells.map { $0.width > 0 ? $0.text.padding(toLength: $0.width, withPad: " ", startingAt: 0) : $0.text }
+      .joined(separator: " | ")
+  }
+
+  /// Instructions as thousands, as the tables print them ("163.7k").
+  private static func thousands(_ count: Double) -> String { String(format: "%.1fk", count / 1_000) }
 
   /// What the floor replays: the engine's statements on its schema, or a variant.
   enum Variant: String, CaseIterable {

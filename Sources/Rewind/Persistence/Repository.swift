@@ -210,8 +210,8 @@ final class Repository<State: PersistentState> {
   /// caught up if `follow` succeeded (those entries were committed by others and stay), as it
   /// was otherwise.
   ///
-  /// `follow` returns whether it may have moved the position (read it again, logged a repair).
-  /// When neither it nor the sync found entries to follow, the copy taken before the sync is
+  /// `follow` returns whether it moved the position when the sync found no entry to follow (a
+  /// forced read of it, and the repair after). When neither did, the copy taken before the sync is
   /// what a failure puts back, rather than a second copy (each retains the position's tables
   /// and caches): at most it predates a read of the position that found no new entry, and it
   /// holds the `data_version` it was read at, so the next write reads the position again.

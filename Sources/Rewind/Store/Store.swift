@@ -295,11 +295,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       return try repository.write(
         following: { db, sync, history in
           following = true
-          // Only a catch-up moves the position (`follow` does nothing else).
-          let catchingUp = mustReload || !sync.isCurrent
+          // Beyond what the sync did, only a forced reload moves the position.
+          let reloading = mustReload
           repaired = try follow(sync, db, &history)
           following = false
-          return catchingUp
+          return reloading
         }, body)
     } catch {
       if following || repaired { resync() } else { rollBack() }
