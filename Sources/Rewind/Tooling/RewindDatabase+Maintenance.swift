@@ -43,9 +43,10 @@ public struct CompactionReport: Sendable {
 }
 
 extension RewindDatabase {
-  /// Checks the file: SQLite's integrity check, the schema version, and that replaying the
-  /// log's row changes from the base reproduces every state table exactly (and every snapshot
-  /// taken since the base).
+  /// Checks the file: SQLite's integrity check, the schema version, that replaying the log's
+  /// row changes from the base reproduces every state table exactly (and every snapshot taken
+  /// since the base), and that replaying its undo steps, undos and redos gives the `undo_steps`
+  /// table (a step deleted or flipped by hand would make undo skip or mangle it).
   ///
   /// - Parameter progress: called with (entries replayed, entries in all) now and then.
   public func verify(progress: (Int, Int) -> Void = { _, _ in }) throws -> VerificationReport {
@@ -138,7 +139,14 @@ extension RewindDatabase {
       var nextSnapshot = 0
       let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log") ?? 0
       var problemsBefore = report.problems.count
-      let entries = try Row.fetchCursor(db, sql: "SELECT seq, action, kind, changes, step FROM action_log ORDER BY seq")
+      let entries = try Row.fetchCursor(
+        db,
+        sql: """
+          SELECT seq, action, kind, changes, step, group_key,
+            CASE WHEN kind IN ('undo', 'redo') THEN json_extract(payload, '$.step') END AS moved
+          FROM action_log ORDER BY seq
+          """)
+      var stacks = UndoStackReplay(baseSeq: history.baseSeq)
       var previousSeq = history.baseSeq
       // The entry that last wrote each row, for a problem to name both entries: a replay that
       // disagrees with an entry's before-image may as well come from the earlier one.
@@ -150,11 +158,14 @@ extension RewindDatabase {
         do {
           seq = try entry.checked("seq", in: EngineTable.actionLog.name)
           action = try entry.checked("action", in: EngineTable.actionLog.name)
-          _ = try entry.checked("step", in: EngineTable.actionLog.name, as: Int64?.self)
           let kind = try entry.checked("kind", in: EngineTable.actionLog.name, as: String.self)
           if LogEntry.Kind(rawValue: kind) == nil {
             report.problems.append("seq \(seq) (\(action)): kind \(kind) is not a kind of log entry")
           }
+          stacks.apply(
+            seq: seq, kind: kind, step: try entry.checked("step", in: EngineTable.actionLog.name),
+            groupKey: try entry.checked("group_key", in: EngineTable.actionLog.name),
+            moved: try entry.checked("moved", in: "the payload of an undo or redo entry in action_log"))
         } catch let error as RewindError {
           report.problems.append(error.message)
           break
@@ -223,6 +234,14 @@ extension RewindDatabase {
       if report.problems.count == problemsBefore {
         let entries = report.entriesReplayed == 1 ? "1 entry replays" : "\(report.entriesReplayed) entries replay"
         report.passed.append("action_log: \(entries) without conflicts")
+      }
+
+      // The undo and redo stacks must be the ones the log's entries built.
+      let stackProblems = stacks.problems + (try stacks.differences(from: db))
+      if stackProblems.isEmpty {
+        report.passed.append("undo_steps: the undo and redo stacks are the ones the log built")
+      } else {
+        report.problems += stackProblems.prefix(10)
       }
 
       // The tables must be exactly what the log says.
