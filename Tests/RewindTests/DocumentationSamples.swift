@@ -76,6 +76,18 @@ struct PinFeature: Reducer {
   }
 }
 
+extension NotesAction {
+  // {"write":{"text":"Milk"}} and {"delete":{"id":3}}, as Codable writes them.
+  func writePayload(to payload: inout JSONObjectWriter) throws -> Bool {
+    switch self {
+    case .write(let text): try payload.writeObject("write") { try $0.write("text", text) }
+    case .delete(let id): try payload.writeObject("delete") { try $0.write("id", id) }
+    default: return false
+    }
+    return true
+  }
+}
+
 extension ActionCase<NotesAction, (id: Int64, action: PinAction)> {
   static let pin = ActionCase(
     embed: { NotesAction.pin(id: $0.id, $0.action) },

@@ -31,7 +31,7 @@ struct HistoryModelTests {
   }
 
   @Test func theFileTheStoresAndTheModelAgreeAfterEveryStep() async {
-    await propertyCheck(count: Self.count, input: Gen.int(in: 0...1_000_000).array(of: 1...Self.steps)) { codes in
+    await checkProperty(count: Self.count, input: Gen.int(in: 0...1_000_000).array(of: 1...Self.steps)) { codes in
       var run = try ModelRun()
       for (index, code) in codes.enumerated() {
         // Long synchronous work on the main actor would starve other suites' effects.

@@ -11,7 +11,7 @@ struct HistoryPropertyTests {
   static let sessions = Gen.int(in: 0...100_000).array(of: 1...35)
 
   @Test func undoingEverythingReturnsTheInitialDocumentAndRedoingReturnsTheFinalOne() async {
-    await propertyCheck(count: 40, input: Self.sessions) { codes in
+    await checkProperty(count: 40, input: Self.sessions) { codes in
       let directory = try TemporaryDirectory()
       var session = try RandomSession(path: directory.path("tasks.sqlite"))
       let initial = session.store.state
@@ -40,7 +40,7 @@ struct HistoryPropertyTests {
   }
 
   @Test func jumpingToAnySeqGivesTheStateAndRowsRecordedRightAfterIt() async {
-    await propertyCheck(count: 25, input: Self.sessions) { codes in
+    await checkProperty(count: 25, input: Self.sessions) { codes in
       let directory = try TemporaryDirectory()
       var session = try RandomSession(path: directory.path("tasks.sqlite"))
       var states: [Int64: TasksState] = [session.store.lastSeq: session.store.state]
@@ -66,7 +66,7 @@ struct HistoryPropertyTests {
   }
 
   @Test func documentAndViewTimelinesMoveIndependently() async {
-    await propertyCheck(count: 25, input: Self.sessions) { codes in
+    await checkProperty(count: 25, input: Self.sessions) { codes in
       let directory = try TemporaryDirectory()
       var session = try RandomSession(path: directory.path("tasks.sqlite"))
       var states: [Int64: TasksState] = [session.store.lastSeq: session.store.state]

@@ -50,7 +50,7 @@ struct JSONParsingTests {
 
   @Test func arbitraryTextNeverCrashesTheParserOrTheLogDecoder() async {
     let alphabet = Gen.element(of: Array(#"{}[],:"\ 0123456789.-+eEtruefalsnl/ubé😀"#).map(String.init))
-    await propertyCheck(count: Self.fuzzCount, input: alphabet.array(of: 0...60)) { pieces in
+    await checkProperty(count: Self.fuzzCount, input: alphabet.array(of: 0...60)) { pieces in
       let text = pieces.compactMap { $0 }.joined()
       // Either a value that Foundation also reads identically (but for integral reals, which
       // Foundation makes integers and the parser keeps as reals), or a RewindError.
@@ -73,10 +73,11 @@ struct JSONParsingTests {
         after: ["id": 1.databaseValue, "title": "Buy \"milk\"".databaseValue, "done": 0.databaseValue])
     ])
     let bytes = Array(valid.utf8)
-    await propertyCheck(
-      count: Self.fuzzCount, input: Gen.int(in: 0...(bytes.count - 1)), Gen.int(in: 0...255),
-      Gen.int(in: 0...(bytes.count))
-    ) { position, byte, cut in
+    await checkProperty(
+      count: Self.fuzzCount,
+      input: zip(Gen.int(in: 0...(bytes.count - 1)), Gen.int(in: 0...255), Gen.int(in: 0...(bytes.count)))
+    ) { input in
+      let (position, byte, cut) = input
       var mutated = bytes
       mutated[position] = UInt8(byte)
       for text in [String(decoding: mutated, as: UTF8.self), String(decoding: bytes[..<cut], as: UTF8.self)] {

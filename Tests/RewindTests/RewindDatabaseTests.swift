@@ -9,7 +9,7 @@ import Testing
 @MainActor
 struct RewindDatabaseTests {
   @Test func exportAtAnySeqEqualsTheExportTakenThereAndTheExportAfterRestoring() async {
-    await propertyCheck(count: 15, input: HistoryPropertyTests.sessions) { codes in
+    await checkProperty(count: 15, input: HistoryPropertyTests.sessions) { codes in
       let directory = try TemporaryDirectory()
       var session = try RandomSession(path: directory.path("tasks.sqlite"))
       var exports: [Int64: String] = [:]

@@ -43,7 +43,7 @@ struct RowChangeJSONTests {
     // them for rows wider than the walk sorts in place.
     let names = Gen.element(
       of: ["a", "ab", "aB", "B", "b", "id", "_x", "é", "e\u{301}", "z9", "z10", "😀", ""] + (0..<30).map { "c\($0)" })
-    await propertyCheck(count: 300, input: names.array(of: 0...40)) { picked in
+    await checkProperty(count: 300, input: names.array(of: 0...40)) { picked in
       var row: [String: DatabaseValue] = [:]
       for (index, name) in picked.compactMap({ $0 }).enumerated() { row[name] = index.databaseValue }
       var walked: [(Int, String, DatabaseValue)] = []

@@ -49,7 +49,7 @@ private struct DotsReducer: Reducer {
 @MainActor
 struct ViewPartDiffTests {
   @Test func theFileHoldsTheViewInMemoryAndEachEntryChangesTheRowsThatDiffer() async {
-    await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000).array(of: 1...30)) { codes in
+    await checkProperty(count: 60, input: Gen.int(in: 0...1_000_000).array(of: 1...30)) { codes in
       let directory = try TemporaryDirectory()
       let path = directory.path("dots.sqlite")
       let store = try Store(path: path, initialState: DotsState(), reducer: DotsReducer())

@@ -157,14 +157,17 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// - Returns: the committed log entry's `seq`, or `nil` when the action changed nothing: it
   ///   is then not logged (its effect still runs).
   /// - Throws: ``RewindError`` with code ``RewindError/Code/commitFailed`` if the commit
-  ///   fails (or ``RewindError/Code/invalidValue`` for a value SQLite cannot hold); the state and
+  ///   fails (or ``RewindError/Code/invalidValue`` for a value SQLite cannot hold, or a payload
+  ///   ``LoggedAction/writePayload(to:)`` writes out of order or unlike `Codable`); the state and
   ///   the database are then as the file holds them.
   /// - Complexity: proportional to what the action changed, not to the size of the state.
   @discardableResult
   public func send(_ action: Action) throws -> Int64? {
     let payload: String
     do {
-      payload = try CompactJSONEncoder.encode(action)
+      payload = try action.payloadText()
+    } catch let error as RewindError {
+      throw error
     } catch {
       throw RewindError(
         .commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)

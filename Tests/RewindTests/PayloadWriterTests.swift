@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import PropertyBased
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+/// An action that writes its payload itself (`LoggedAction.writePayload(to:)`) must log the
+/// text its `Codable` encoding gives, byte for byte: the log is read back with `Codable`.
+@MainActor
+struct PayloadWriterTests {
+  static let strings = [
+    "", "Buy milk", #"say "hi""#, #"back\slash"#, "tab\tnew\nline\r", "\u{1}\u{1F}", "café", "cafe\u{301}",
+    "日本語", "🧑‍💻 emoji", "\u{7F}", "/slash", String(repeating: "x", count: 300),
+  ]
+  static let integers: [Int64] = [0, 1, -1, 42, 9_007_199_254_740_993, .max, .min]
+  static let doubles: [Double] = [0, -0.0, 80, -3.5, 0.1, 1e300, 9_007_199_254_740_992, 1.5e-320, .pi]
+
+  /// A random action of any case, the ones written through `Codable` included.
+  static func action(_ random: inout SplitMix64) -> TasksAction {
+    func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+    let text = pick(strings)
+    let id = pick(integers)
+    let optionalID = random.next() % 3 == 0 ? nil : id
+    let rowAction = pick([TaskRow.Action.rename(text), .append(text), .toggle, .note(text)])
+    let listAction = pick([
+      ListFeature.Action.search(text), .scroll(pick(doubles)), .setEditing(random.next() % 2 == 0),
+    ])
+    return pick([
+      .add(title: text, project: optionalID), .delete(id: id), .move(id: id, to: Int(truncatingIfNeeded: id)),
+      .addProject(name: text), .deleteProject(id: id), .favorite(id: id), .row(id: id, action: rowAction),
+      .select(id: optionalID), .selectProject(id: optionalID), .present(.newTask(draftTitle: text)),
+      .present(.settings), .dismiss, .list(listAction), .settings(.setShowCompleted(true)), .form(.setDraft(text)),
+      .importFile(path: text), .importFailed(request: id, message: text),
+      .importFinished(request: id, file: text, items: [.init(title: text, done: nil), .init(title: "b", done: true)]),
+    ])
+  }
+
+  @Test func everyActionIsLoggedAsItsCodableEncoding() async {
+    await checkProperty(count: 50, input: Gen.int(in: 0...1_000_000)) { seed in
+      var random = SplitMix64(seed: UInt64(seed))
+      for _ in 0..<40 {
+        let action = Self.action(&random)
+        let encoded = try CompactJSONEncoder.encode(action)
+        #expect(try action.payloadText() == encoded, "\(action)")
+        #expect(try JSONDecoder().decode(TasksAction.self, from: Data(encoded.utf8)) == action)
+      }
+    }
+  }
+
+  @Test func theMixSendsMostWriteTheirPayloadsThemselves() throws {
+    for action: TasksAction in [
+      .add(title: "A"), .rename(id: 1, title: "B"), .toggle(id: 1), .move(id: 1, to: 0), .select(id: 1), .search("x"),
+    ] {
+      var writer = JSONObjectWriter()
+      #expect(try action.writePayload(to: &writer), "\(action) goes through Codable")
+      #expect(writer.finish() == (try CompactJSONEncoder.encode(action)))
+    }
+    var writer = JSONObjectWriter()
+    #expect(try TasksAction.dismiss.writePayload(to: &writer) == false)
+  }
+
+  @Test func aStoreLogsTheWrittenPayloads() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    try store.send(.add(title: #"Say "hi""#))
+    try store.send(.row(id: 1, action: .toggle))
+    try store.send(.scroll(12.5))
+    let logged = try DatabaseQueue(path: path).read { db in
+      try Row.fetchAll(db, sql: "SELECT action, payload FROM action_log WHERE seq > 1 ORDER BY seq").map {
+        "\($0["action"] as String) \($0["payload"] as String)"
+      }
+    }
+    #expect(
+      logged == [
+        #"add {"add":{"title":"Say \"hi\""}}"#, #"toggle {"row":{"action":{"toggle":{}},"id":1}}"#,
+        #"scroll {"list":{"_0":{"scroll":{"_0":12.5}}}}"#,
+      ])
+  }
+
+  @Test func membersOutOfOrderAreRefusedAndNothingChanges() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("jottings.sqlite")
+    let store = try Store(path: path, initialState: JottingsState(), reducer: JottingsReducer())
+    try store.send(.write(text: "kept"))
+    let before = try dump(path)
+    #expect {
+      try store.send(.unordered(text: "lost"))
+    } throws: { error in
+      let error = error as? RewindError
+      return error?.code == .invalidValue
+        && error?.message
+          == #"JottingsAction.writePayload(to:): a payload's members must be written in ascending key order, once each, as its Codable encoding is logged: "a" came after "b""#
+    }
+    #expect(store.state.pad.text == "kept")
+    #expect(try dump(path) == before)
+    // The store goes on.
+    try store.send(.write(text: "next"))
+    #expect(store.state.pad.text == "next")
+  }
+
+  @Test func aMemberWrittenTwiceIsRefused() throws {
+    var writer = JSONObjectWriter()
+    try writer.write("a", 1)
+    #expect(throws: RewindError.self) { try writer.write("a", 2) }
+    #expect(throws: EncodingError.self) { try writer.write("b", Double.nan) }
+  }
+
+  #if DEBUG
+    @Test func aPayloadUnlikeItsCodableEncodingIsRefusedInDebugBuilds() throws {
+      let directory = try TemporaryDirectory()
+      let path = directory.path("jottings.sqlite")
+      let store = try Store(path: path, initialState: JottingsState(), reducer: JottingsReducer())
+      let before = try dump(path)
+      #expect {
+        try store.send(.misspelled(text: "x"))
+      } throws: { error in
+        (error as? RewindError)?.message
+          == #"JottingsAction.writePayload(to:) wrote {"misspeled":{"text":"x"}}, where its Codable encoding is {"misspelled":{"text":"x"}}: the log must hold the text the action decodes from (keys in ascending order, nil optionals left out)"#
+      }
+      #expect(try dump(path) == before)
+    }
+  #endif
+}
+
+private struct Jotting: Entity {
+  static let databaseTableName = "jottings"
+  var id: Int64
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in t.primaryKey("id", .integer) }
+  }
+}
+
+private struct JottingsState: PersistentState, Equatable {
+  var jottings = EntityTable<Jotting>()
+  var pad = Pad()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.jottings), .view(\.pad)) }
+}
+
+private struct Pad: Codable, Equatable, Sendable {
+  var text = ""
+}
+
+private enum JottingsAction: LoggedAction {
+  case write(text: String)
+  case unordered(text: String)
+  case misspelled(text: String)
+
+  func writePayload(to payload: inout JSONObjectWriter) throws -> Bool {
+    switch self {
+    case .write(let text):
+      try payload.writeObject("write") { try $0.write("text", text) }
+    case .unordered(let text):
+      try payload.writeObject("unordered") { object in
+        try object.write("b", text)
+        try object.write("a", text)
+      }
+    case .misspelled(let text):
+      try payload.writeObject("misspeled") { try $0.write("text", text) }
+    }
+    return true
+  }
+}
+
+private struct JottingsReducer: Reducer {
+  func reduce(into state: inout JottingsState, action: JottingsAction) -> Effect<JottingsAction> {
+    switch action {
+    case .write(let text), .unordered(let text), .misspelled(let text): state.pad.text = text
+    }
+    return .none
+  }
+}
