@@ -198,6 +198,12 @@ final class EntityPart<Root, E: Entity>: StatePart {
   }
 
   @usableFromInline
+  func idTest(in root: Root) -> Any? {
+    let entities = root[keyPath: keyPath]
+    return { (id: E.ID) in entities[id] != nil } as (E.ID) -> Bool
+  }
+
+  @usableFromInline
   func rowCount(of root: Root) -> Int { root[keyPath: keyPath].count }
 
   @usableFromInline

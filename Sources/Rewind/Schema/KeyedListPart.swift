@@ -38,6 +38,21 @@ final class KeyedListPart<
   func takeDefaults(from initial: Root) throws {}
 
   @usableFromInline
+  func danglingReference(in root: Root, idTests: [String: Any]) -> String? {
+    let ownerExists = idTests[ownerTable] as? (Owner) -> Bool
+    let exists = idTests[entityTable] as? (ID) -> Bool
+    for (owner, list) in root[keyPath: keyPath].lists {
+      if let ownerExists, !ownerExists(owner) {
+        return "list \(name) has a list of \(ownerTable) \(ownerValue(owner))"
+      }
+      if let exists, let id = list.first(where: { !exists($0) }) {
+        return "list \(name) of \(ownerTable) \(ownerValue(owner)) names \(entityTable) \(keyValue(id))"
+      }
+    }
+    return nil
+  }
+
+  @usableFromInline
   func renewed() -> Self { self }  // nothing per store
 
   @usableFromInline

@@ -31,6 +31,12 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   func takeDefaults(from initial: Root) throws {}
 
   @usableFromInline
+  func danglingReference(in root: Root, idTests: [String: Any]) -> String? {
+    guard let exists = idTests[entityTable] as? (ID) -> Bool else { return nil }
+    return root[keyPath: keyPath].first { !exists($0) }.map { "list \(name) names \(entityTable) \(keyValue($0))" }
+  }
+
+  @usableFromInline
   func renewed() -> Self { self }  // nothing per store
 
   @usableFromInline

@@ -205,6 +205,13 @@ protocol StatePart<Root> {
   /// Reads and decodes the part's rows; the update it returns replaces what `root` holds for
   /// the part, and cannot fail.
   func load(_ db: Database) throws -> (inout Root) -> Void
+  /// A test of whether an id names an entity of this part in `root`, as a `(ID) -> Bool`, for
+  /// the lists that refer to its table; `nil` for a part of another kind.
+  func idTest(in root: Root) -> Any?
+  /// The first reference of this part's rows in `root` (a list's ids, a keyed list's owners)
+  /// to an entity that `root` does not hold, described; `nil` when every one holds. `idTests`
+  /// are the entity parts' ``idTest(in:)``s, by table.
+  func danglingReference(in root: Root, idTests: [String: Any]) -> String?
   /// Appends the row changes the current action made to this part, and resets its tracking.
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws
   /// Appends one inserted row per row this part holds in `root`.
@@ -252,6 +259,13 @@ enum PartStorage: Hashable {
 }
 
 /// Row changes decoded for an in-memory state: applying them cannot fail.
+extension StatePart {
+  @usableFromInline
+  func idTest(in root: Root) -> Any? { nil }
+  @usableFromInline
+  func danglingReference(in root: Root, idTests: [String: Any]) -> String? { nil }
+}
+
 struct PreparedChanges<Root> {
   fileprivate var updates: [(inout Root) -> Void] = []
 
@@ -321,6 +335,31 @@ extension StateSchema {
   /// so a failure leaves the in-memory state as it was.
   func load(_ db: Database) throws -> PreparedChanges<Root> {
     PreparedChanges(updates: try specialized.map { try $0.load(db) })
+  }
+
+  /// `root` with the whole persisted state read in, refused if an order list names an entity
+  /// the file does not hold.
+  ///
+  /// Every commit keeps lists and tables in step, so a list naming a missing row is a table
+  /// changed behind the engine's back (a row deleted with `sqlite3`). Opening it would let the
+  /// app write history over it: a new entity taking the missing one's id would join the list
+  /// in its place. Checked in memory, a hash look-up per list entry.
+  func loaded(_ db: Database, onto root: Root) throws -> Root {
+    var loaded = root
+    try load(db).apply(to: &loaded)
+    var idTests: [String: Any] = [:]
+    for part in parts {
+      if let table = part.declaredEntityTable, let test = part.idTest(in: loaded) { idTests[table] = test }
+    }
+    for part in parts {
+      if let reference = part.danglingReference(in: loaded, idTests: idTests) {
+        throw RewindError(
+          .corruptData,
+          "list_entries: \(reference), which does not exist (was the table changed by hand?); `rewind verify` lists the damage; restore the file from a backup"
+        )
+      }
+    }
+    return loaded
   }
 
   func takeChanges(from root: inout Root) throws -> [RowChange] {

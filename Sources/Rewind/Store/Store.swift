@@ -269,9 +269,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// has nothing to change; returns `false`, with memory untouched, when it has (the repair
   /// must be logged, in a write).
   private func loadWithoutWriting() throws -> Bool {
-    let (history, update) = try readFile()
-    var loaded = current
-    update.apply(to: &loaded)
+    var (history, loaded) = try readFile()
     // A read-only store shows the file as it is: logging a repair would be a write.
     if !repository.isReadOnly {
       repository.schema.repairViewState(of: &loaded)
@@ -323,12 +321,12 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       if let prepared = try? repository.schema.prepare(changes, .forward) {
         prepared.apply(to: &current)
       } else {
-        try repository.schema.load(db).apply(to: &current)
+        current = try repository.schema.loaded(db, onto: current)
       }
     case .reload:
       // `sync` read the position when it found entries gone; a forced reload has not.
       if mustReload { try history.reload(db) }
-      try repository.schema.load(db).apply(to: &current)
+      current = try repository.schema.loaded(db, onto: current)
     }
     mustReload = false
     let seq = history.lastSeq
@@ -347,8 +345,8 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// had moved. If the file cannot be read now, the next write reads it first.
   func resync() {
     do {
-      let (history, update) = try readFile()
-      update.apply(to: &current)
+      let (history, loaded) = try readFile()
+      current = loaded
       repository.history = history
     } catch {
       mustReload = true
@@ -356,11 +354,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   }
 
   /// The position and the whole state as the file holds them, read in one read transaction.
-  private func readFile() throws -> (HistoryLog, PreparedChanges<State>) {
+  private func readFile() throws -> (HistoryLog, State) {
     try repository.database.read { db in
       let history = try HistoryLog(db)
       try repository.checkAppSchema(history)
-      return (history, try repository.schema.load(db))
+      return (history, try repository.schema.loaded(db, onto: current))
     }
   }
 
