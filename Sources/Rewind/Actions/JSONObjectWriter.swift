@@ -19,8 +19,9 @@ public struct JSONObjectWriter {
   var lastKey: String?
 
   init() {
-    bytes = [UInt8(ascii: "{")]
-    bytes.reserveCapacity(64)
+    bytes = []
+    bytes.reserveCapacity(64)  // one allocation for most payloads
+    bytes.append(UInt8(ascii: "{"))
   }
 
   /// The object's text, closed.
