@@ -195,6 +195,48 @@ struct AppMigrationTests {
     mutating func apply(_ action: Contacts.Action) { inner.apply(action) }
   }
 
+  /// A barrier whose code deletes a person, and, if `tidy`, the person's list entry.
+  struct Pruning<Tidy: TidyFlag>: ContactsVersion {
+    var inner = ContactsV1()
+    static var schema: StateSchema<Self> {
+      StateSchema(
+        .entities(\.inner.people), .list(\.inner.order, named: "everyone", of: PersonV1.self), .view(\.inner.view)
+      )
+      .migrations(
+        .barrier("2-prune") { db in
+          try db.execute(sql: "DELETE FROM people WHERE id = 2")
+          if Tidy.isOn { try db.execute(sql: "DELETE FROM list_entries WHERE list = 'everyone' AND id = 2") }
+        })
+    }
+    var final: Contacts.Final { inner.final }
+    var ids: [Int64] { inner.ids }
+    mutating func apply(_ action: Contacts.Action) { inner.apply(action) }
+  }
+  protocol TidyFlag { static var isOn: Bool { get } }
+  enum Tidy: TidyFlag { static let isOn = true }
+  enum Untidy: TidyFlag { static let isOn = false }
+
+  @Test func aMigrationWhoseCodeLeavesAListNamingADeletedRowIsRefusedByName() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("contacts.sqlite")
+    let v1 = try open(ContactsV1.self, path)
+    try v1.send(.add(id: 1, name: "Ada", street: "1 Main St"))
+    try v1.send(.add(id: 2, name: "Grace", street: "2 Elm St"))
+    let before = try contents(path)
+    #expect {
+      _ = try open(Pruning<Untidy>.self, path)
+    } throws: { error in
+      (error as? RewindError)?.code == .migrationFailed
+        && (error as? RewindError)?.message
+          == "app migration 2-prune: its code leaves list_entries: list everyone names people 2, which does not exist; remove the rows' list entries in the migration too; nothing was changed"
+    }
+    #expect(try contents(path) == before)
+    // The same migration, tidying the list, opens and verifies.
+    let store = try open(Pruning<Tidy>.self, path)
+    #expect(store.state.inner.ids == [1])
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
   @Test func historyBeforeABarrierIsReadableButNeverReturnedTo() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("contacts.sqlite")

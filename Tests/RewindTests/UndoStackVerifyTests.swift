@@ -28,7 +28,8 @@ struct UndoStackVerifyTests {
     // A step of its own; its repair clears the selection of a task that is gone.
     try store.jump(to: 2, timeline: .document)
     try store.send(.add(title: "D"))
-    try store.undo()
+    try store.send(.select(id: 4))
+    try store.undo()  // its repair clears the selection of D, and joins the undo's application
   }
 
   @Test func aHistoryOfEveryKindVerifiesHealthy() throws {
@@ -45,6 +46,7 @@ struct UndoStackVerifyTests {
     #expect(try count("SELECT count(*) FROM undo_steps WHERE group_key IS NOT NULL") == 1)
     #expect(try count("SELECT count(*) FROM action_log WHERE kind = 'repair' AND step IS NOT NULL") == 1)
     #expect(try count("SELECT count(*) FROM undo_steps WHERE id = 8") == 0)
+    #expect(try count("SELECT count(*) FROM undo_steps WHERE undone = 1 AND applied_to = applied_from + 1") == 1)
   }
 
   @Test(arguments: [
@@ -54,10 +56,15 @@ struct UndoStackVerifyTests {
     ("UPDATE undo_steps SET undone = 0 WHERE undone = 1", "is marked done, but the log undid it last"),
     ("UPDATE undo_steps SET last_seq = 4 WHERE id = 4", "step 4 ends at seq 4, but its last entry is seq 5"),
     ("UPDATE undo_steps SET group_key = NULL WHERE id = 4", "undo_steps: step 4 has group key NULL"),
+    ("UPDATE undo_steps SET applied_to = 6 WHERE id = 4", "step 4 says its latest application is seq 7 to 6"),
+    ("UPDATE undo_steps SET applied_from = 2, applied_to = 2 WHERE id = 2", "its latest application is seq 2 to 2"),
     ("INSERT INTO undo_steps (id, last_seq) VALUES (8, 8)", "undo_steps: step 8 is in the table, but no entry"),
     ("UPDATE action_log SET step = 2 WHERE seq = 3", "undo_steps: step 3 is in the table, but no entry"),
     (#"UPDATE action_log SET payload = '{"step":5}' WHERE seq = 6"#, "moves undo step 5, which no earlier"),
     ("UPDATE action_log SET payload = '{}' WHERE seq = 7", "action_log seq 7 (redo) names no step in its payload"),
+    ("UPDATE action_log SET payload = 'not json' WHERE seq = 7", "seq 7 (redo) names no step in its payload"),
+    (#"UPDATE action_log SET payload = '{"step":"4"}' WHERE seq = 7"#, "seq 7 (redo) names no step in its payload"),
+    (#"UPDATE action_log SET payload = '{"step":2}' WHERE seq = 6"#, "step 2, where the undo stack's top is step 4"),
   ])
   func aStackChangedByHandIsFound(sql: String, problem: String) throws {
     let directory = try TemporaryDirectory()
@@ -79,7 +86,7 @@ struct UndoStackVerifyTests {
     let path = directory.path("tasks.sqlite")
     try makeHistory(path)
     let database = try RewindDatabase(path: path)
-    for keep in [6, 2, 0] {
+    for keep in [12, 6, 2, 0] {
       _ = try database.compact(keep: keep)
       #expect(try database.verify().problems == [], "after compact --keep \(keep)")
     }

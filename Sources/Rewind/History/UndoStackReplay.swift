@@ -7,8 +7,9 @@ import GRDB
 /// The rules are the ones ``HistoryLog`` writes by: an entry that takes part in undo (other than
 /// a `repair`, which joins the step before it) first drops the redo stack (every undone step);
 /// then it starts the step named by its own seq, or joins an earlier one, which becomes the
-/// step's last entry. An `undo` marks its step undone, a `redo` marks it done again. Compaction
-/// drops only steps at or before the base, which the replay does not hold.
+/// step's last entry. An `undo` marks its step undone, a `redo` marks it done again, and each
+/// is the step's latest application, with a `repair` right after it. Compaction drops only
+/// steps at or before the base, which the replay does not hold.
 ///
 /// Steps are started in the order of their ids and dropped from the top, so the replay is a
 /// stack: 17 bytes a step (and the key of a grouped one), searched by halves.
@@ -18,6 +19,11 @@ struct UndoStackReplay {
   private var lastSeqs: [Int64] = []
   private var undone: [Bool] = []
   private var groupKeys: [Int64: String] = [:]  // by id: few steps are grouped
+  /// The latest application of each step an undo or redo moved: that entry, and the repair
+  /// right after it (`applied_from`, `applied_to`), by id.
+  private var applications: [Int64: (from: Int64, to: Int64)] = [:]
+  /// The step the previous entry moved, if it was an undo or a redo.
+  private var lastMove: (step: Int64, seq: Int64)?
   private var undoneCount = 0
   private let baseSeq: Int64
 
@@ -29,10 +35,19 @@ struct UndoStackReplay {
   }
 
   /// Replays entry `seq` of kind `kind`, in step `step` (its `step` column) with `groupKey`, or,
-  /// for an `undo` or `redo` entry, moving step `moved` (from its payload).
-  mutating func apply(seq: Int64, kind: String, step: Int64?, groupKey: String?, moved: Int64?) {
+  /// for an `undo` or `redo` entry, moving step `moved` (from its payload: an integer, or the
+  /// entry is reported).
+  mutating func apply(seq: Int64, kind: String, step: Int64?, groupKey: String?, moved: DatabaseValue) {
+    let previousMove = lastMove
+    lastMove = nil
+    // A repair right after an undo or redo is part of that move's application.
+    if kind == LogEntry.Kind.repair.rawValue, let previousMove, previousMove.seq == seq - 1,
+      applications[previousMove.step]?.to == seq - 1
+    {
+      applications[previousMove.step]?.to = seq
+    }
     if kind == LogEntry.Kind.undo.rawValue || kind == LogEntry.Kind.redo.rawValue {
-      guard let moved else {
+      guard case .int64(let moved) = moved.storage else {
         report("action_log seq \(seq) (\(kind)) names no step in its payload")
         return
       }
@@ -42,8 +57,17 @@ struct UndoStackReplay {
         return
       }
       let isUndo = kind == LogEntry.Kind.undo.rawValue
+      // Undo takes the top of the undo stack; redo, the step undone last (the lowest undone).
+      let expected = isUndo ? undone.lastIndex(of: false) : undone.firstIndex(of: true)
+      if expected != index {
+        report(
+          "action_log seq \(seq) (\(kind)) moves undo step \(moved), where the \(isUndo ? "undo" : "redo") stack's top is \(expected.map { "step \(ids[$0])" } ?? "empty")"
+        )
+      }
       if undone[index] != isUndo { undoneCount += isUndo ? 1 : -1 }
       undone[index] = isUndo
+      applications[moved] = (seq, seq)
+      lastMove = (moved, seq)
       return
     }
     guard let step else { return }
@@ -70,7 +94,10 @@ struct UndoStackReplay {
   func differences(from db: Database) throws -> [String] {
     var found: [String] = []
     let rows = try Row.fetchCursor(
-      db, sql: "SELECT id, last_seq, undone, group_key FROM undo_steps WHERE id > ? ORDER BY id",
+      db,
+      sql: """
+        SELECT id, last_seq, undone, group_key, applied_from, applied_to FROM undo_steps WHERE id > ? ORDER BY id
+        """,
       arguments: [baseSeq])
     let table = EngineTable.undoSteps.name
     var index = 0
@@ -99,6 +126,15 @@ struct UndoStackReplay {
           "undo_steps: step \(id) is marked \(isUndone ? "undone" : "done"), but the log \(undone[index] ? "undid it last" : "did not undo it, or redid it last")"
         )
       }
+      // NULL: a step no undo or redo moved, or one moved before engine schema 4 recorded it.
+      if let from: Int64 = try row.checked("applied_from", in: table),
+        let to: Int64 = try row.checked("applied_to", in: table),
+        applications[id].map({ $0 != (from, to) }) ?? true
+      {
+        found.append(
+          "undo_steps: step \(id) says its latest application is seq \(from) to \(to), but the log's is \(applications[id].map { "seq \($0.from) to \($0.to)" } ?? "its own entries")"
+        )
+      }
       if groupKey != groupKeys[id] {
         found.append(
           "undo_steps: step \(id) has group key \(groupKey.map { "\"\($0)\"" } ?? "NULL"), but its first entry has \(groupKeys[id].map { "\"\($0)\"" } ?? "none")"
@@ -123,7 +159,8 @@ struct UndoStackReplay {
   /// a consistent log).
   private mutating func dropRedoStack() {
     while undone.last == true {
-      groupKeys[ids.removeLast()] = nil
+      let id = ids.removeLast()
+      (groupKeys[id], applications[id]) = (nil, nil)
       lastSeqs.removeLast()
       undone.removeLast()
       undoneCount -= 1
@@ -131,7 +168,7 @@ struct UndoStackReplay {
     guard undoneCount > 0 else { return }
     report("action_log: an undone step lies below one that is not, which undo and redo never leave")
     let kept = undone.indices.filter { !undone[$0] }
-    for index in undone.indices where undone[index] { groupKeys[ids[index]] = nil }
+    for index in undone.indices where undone[index] { (groupKeys[ids[index]], applications[ids[index]]) = (nil, nil) }
     (ids, lastSeqs, undone, undoneCount) = (kept.map { ids[$0] }, kept.map { lastSeqs[$0] }, kept.map { _ in false }, 0)
   }
 

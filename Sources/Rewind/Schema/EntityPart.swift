@@ -197,10 +197,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
     )
   }
 
-  @usableFromInline
+  @inlinable
   func idTest(in root: Root) -> Any? {
     let entities = root[keyPath: keyPath]
-    return { (id: E.ID) in entities[id] != nil } as (E.ID) -> Bool
+    return { (id: E.ID) in entities.contains(id: id) } as (E.ID) -> Bool
   }
 
   @usableFromInline

@@ -14,10 +14,14 @@ final class KeyedListPart<
   var keyPath: WritableKeyPath<Root, OrderedIDLists<Owner, ID>> { path.keyPath }
   @usableFromInline
   let name: String
+  @usableFromInline
   let entityTable: String
+  @usableFromInline
   let ownerTable: String
   /// Ids as their entity tables store them.
+  @usableFromInline
   let keyValue: @Sendable (ID) -> DatabaseValue
+  @usableFromInline
   let ownerValue: @Sendable (Owner) -> DatabaseValue
 
   @usableFromInline
@@ -37,7 +41,7 @@ final class KeyedListPart<
   @usableFromInline
   func takeDefaults(from initial: Root) throws {}
 
-  @usableFromInline
+  @inlinable
   func danglingReference(in root: Root, idTests: [String: Any]) -> String? {
     let ownerExists = idTests[ownerTable] as? (Owner) -> Bool
     let exists = idTests[entityTable] as? (ID) -> Bool
@@ -45,7 +49,8 @@ final class KeyedListPart<
       if let ownerExists, !ownerExists(owner) {
         return "list \(name) has a list of \(ownerTable) \(ownerValue(owner))"
       }
-      if let exists, let id = list.first(where: { !exists($0) }) {
+      guard let exists else { continue }
+      for id in list where !exists(id) {
         return "list \(name) of \(ownerTable) \(ownerValue(owner)) names \(entityTable) \(keyValue(id))"
       }
     }

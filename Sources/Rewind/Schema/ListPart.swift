@@ -11,6 +11,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   var keyPath: WritableKeyPath<Root, OrderedIDList<ID>> { path.keyPath }
   @usableFromInline
   let name: String
+  @usableFromInline
   let entityTable: String
   /// An id as its entity table stores it.
   @usableFromInline
@@ -30,10 +31,11 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   @usableFromInline
   func takeDefaults(from initial: Root) throws {}
 
-  @usableFromInline
+  @inlinable
   func danglingReference(in root: Root, idTests: [String: Any]) -> String? {
     guard let exists = idTests[entityTable] as? (ID) -> Bool else { return nil }
-    return root[keyPath: keyPath].first { !exists($0) }.map { "list \(name) names \(entityTable) \(keyValue($0))" }
+    for id in root[keyPath: keyPath] where !exists(id) { return "list \(name) names \(entityTable) \(keyValue(id))" }
+    return nil
   }
 
   @usableFromInline

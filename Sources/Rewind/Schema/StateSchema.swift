@@ -157,6 +157,10 @@ final class SpecializedPart<Root> {
   let part: any StatePart<Root>
   let load: (Database) throws -> (inout Root) -> Void
   let takeChanges: (inout Root, inout [RowChange]) throws -> Void
+  /// The part's ``StatePart/idTest(in:)`` and ``StatePart/danglingReference(in:idTests:)``,
+  /// run at every open over every list entry.
+  let idTest: (Root) -> Any?
+  let danglingReference: (Root, [String: Any]) -> String?
   /// The same, for the part's renewed instance (see ``StatePart/renewed()``).
   let renewed: () -> SpecializedPart<Root>
 
@@ -166,6 +170,8 @@ final class SpecializedPart<Root> {
       part: part,
       load: { db in try part.load(db) },
       takeChanges: { root, changes in try part.takeChanges(from: &root, into: &changes) },
+      idTest: { root in part.idTest(in: root) },
+      danglingReference: { root, idTests in part.danglingReference(in: root, idTests: idTests) },
       renewed: { SpecializedPart(part.renewed()) })
   }
 
@@ -174,11 +180,15 @@ final class SpecializedPart<Root> {
     part: any StatePart<Root>,
     load: @escaping (Database) throws -> (inout Root) -> Void,
     takeChanges: @escaping (inout Root, inout [RowChange]) throws -> Void,
+    idTest: @escaping (Root) -> Any?,
+    danglingReference: @escaping (Root, [String: Any]) -> String?,
     renewed: @escaping () -> SpecializedPart<Root>
   ) {
     self.part = part
     self.load = load
     self.takeChanges = takeChanges
+    self.idTest = idTest
+    self.danglingReference = danglingReference
     self.renewed = renewed
   }
 }
@@ -343,16 +353,17 @@ extension StateSchema {
   /// Every commit keeps lists and tables in step, so a list naming a missing row is a table
   /// changed behind the engine's back (a row deleted with `sqlite3`). Opening it would let the
   /// app write history over it: a new entity taking the missing one's id would join the list
-  /// in its place. Checked in memory, a hash look-up per list entry.
+  /// in its place. Checked in memory, in each part's specialized code: a hash look-up per list
+  /// entry.
   func loaded(_ db: Database, onto root: Root) throws -> Root {
     var loaded = root
     try load(db).apply(to: &loaded)
     var idTests: [String: Any] = [:]
-    for part in parts {
-      if let table = part.declaredEntityTable, let test = part.idTest(in: loaded) { idTests[table] = test }
+    for part in specialized {
+      if let table = part.part.declaredEntityTable, let test = part.idTest(loaded) { idTests[table] = test }
     }
-    for part in parts {
-      if let reference = part.danglingReference(in: loaded, idTests: idTests) {
+    for part in specialized {
+      if let reference = part.danglingReference(loaded, idTests) {
         throw RewindError(
           .corruptData,
           "list_entries: \(reference), which does not exist (was the table changed by hand?); `rewind verify` lists the damage; restore the file from a backup"

@@ -58,7 +58,7 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
 
   /// Whether an entity with `id` exists. - Complexity: O(1).
   @inlinable
-  public func contains(id: Entity.ID) -> Bool { storage[id] != nil }
+  public func contains(id: Entity.ID) -> Bool { storage.index(forKey: id) != nil }  // no copy of the entity
 
   /// The entity with `id`, or `nil`. Setting `nil` removes it. - Complexity: O(1).
   @inlinable

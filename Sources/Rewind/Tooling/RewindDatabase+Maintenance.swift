@@ -85,21 +85,7 @@ extension RewindDatabase {
       }
 
       // Every list entry names a row of its entity table (and of its owner table).
-      var dangling: [String] = []
-      for (list, table) in catalog.lists.sorted(by: { $0.key < $1.key }) {
-        var checks = [(column: "id", table: table)]
-        if let owner = catalog.listOwners[list] { checks.append((column: "owner", table: owner)) }
-        for (column, table) in checks {
-          let key = catalog.keyColumns(of: table)[0].quotedDatabaseIdentifier
-          let sql = """
-            SELECT \(column) FROM list_entries AS entry WHERE list = ? AND NOT EXISTS (
-              SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(key) = entry.\(column)) LIMIT 10
-            """
-          for value in try DatabaseValue.fetchAll(db, sql: sql, arguments: [list]) {
-            dangling.append("list_entries: list \(list) names \(table) \(value), which does not exist")
-          }
-        }
-      }
+      let dangling = try catalog.danglingListEntries(db)
       if dangling.isEmpty {
         report.passed.append("order lists: every entry names an existing row")
       } else {
@@ -143,10 +129,11 @@ extension RewindDatabase {
         db,
         sql: """
           SELECT seq, action, kind, changes, step, group_key,
-            CASE WHEN kind IN ('undo', 'redo') THEN json_extract(payload, '$.step') END AS moved
+            CASE WHEN kind IN ('undo', 'redo') AND json_valid(payload) THEN json_extract(payload, '$.step') END AS moved
           FROM action_log ORDER BY seq
           """)
       var stacks = UndoStackReplay(baseSeq: history.baseSeq)
+      var replayStopped = false
       var previousSeq = history.baseSeq
       // The entry that last wrote each row, for a problem to name both entries: a replay that
       // disagrees with an entry's before-image may as well come from the earlier one.
@@ -165,9 +152,10 @@ extension RewindDatabase {
           stacks.apply(
             seq: seq, kind: kind, step: try entry.checked("step", in: EngineTable.actionLog.name),
             groupKey: try entry.checked("group_key", in: EngineTable.actionLog.name),
-            moved: try entry.checked("moved", in: "the payload of an undo or redo entry in action_log"))
+            moved: entry["moved"])
         } catch let error as RewindError {
           report.problems.append(error.message)
+          replayStopped = true
           break
         }
         while nextSnapshot < snapshots.count,
@@ -209,6 +197,7 @@ extension RewindDatabase {
               arguments: [seq])
           else {
             report.problems.append("seq \(seq) (\(action)): the barrier migration has no snapshot to start from")
+            replayStopped = true
             break
           }
           do {
@@ -216,6 +205,7 @@ extension RewindDatabase {
             (lastWriter, start) = ([:], "as the snapshot of the migration at seq \(seq) left it")
           } catch let error as RewindError {
             report.problems.append("barrier snapshot: \(error.message)")
+            replayStopped = true
             break
           }
         }
@@ -223,6 +213,7 @@ extension RewindDatabase {
         if report.entriesReplayed % 1_000 == 0 { progress(report.entriesReplayed, total) }
         if report.problems.count - problemsBefore > 20 {
           report.problems.append("(stopping after 20 problems in the log)")
+          replayStopped = true
           break
         }
       }
@@ -236,9 +227,10 @@ extension RewindDatabase {
         report.passed.append("action_log: \(entries) without conflicts")
       }
 
-      // The undo and redo stacks must be the ones the log's entries built.
-      let stackProblems = stacks.problems + (try stacks.differences(from: db))
-      if stackProblems.isEmpty {
+      // The undo and redo stacks must be the ones the log's entries built (a replay that stopped
+      // early has not seen every step: the table would differ from it everywhere after).
+      let stackProblems = stacks.problems + (replayStopped ? [] : try stacks.differences(from: db))
+      if stackProblems.isEmpty, !replayStopped {
         report.passed.append("undo_steps: the undo and redo stacks are the ones the log built")
       } else {
         report.problems += stackProblems.prefix(10)
