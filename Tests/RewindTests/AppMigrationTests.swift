@@ -199,13 +199,14 @@ struct AppMigrationTests {
   struct Pruning<Tidy: TidyFlag>: ContactsVersion {
     var inner = ContactsV1()
     static var schema: StateSchema<Self> {
-      StateSchema(
+      let tidies = Tidy.isOn
+      return StateSchema(
         .entities(\.inner.people), .list(\.inner.order, named: "everyone", of: PersonV1.self), .view(\.inner.view)
       )
       .migrations(
         .barrier("2-prune") { db in
           try db.execute(sql: "DELETE FROM people WHERE id = 2")
-          if Tidy.isOn { try db.execute(sql: "DELETE FROM list_entries WHERE list = 'everyone' AND id = 2") }
+          if tidies { try db.execute(sql: "DELETE FROM list_entries WHERE list = 'everyone' AND id = 2") }
         })
     }
     var final: Contacts.Final { inner.final }
