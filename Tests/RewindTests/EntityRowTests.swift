@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TasksExample
 import Testing
 
 @testable import Rewind
@@ -49,12 +50,27 @@ struct MiskeyedLabel: Entity {
   static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
+/// A shouting label that claims its rows read back exactly, which they do not.
+struct OverconfidentLabel: Entity {
+  static let databaseTableName = "labels"
+  static var databaseRowRoundTripsExactly: Bool { true }
+  var id: Int64
+  var text: String
+
+  func databaseRow() -> [String: DatabaseValue] {
+    ["id": id.databaseValue, "text": text.uppercased().databaseValue]
+  }
+
+  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
+}
+
 protocol TestLabel: Entity where ID == Int64 {
   init(id: Int64, text: String)
 }
 extension ShoutedLabel: TestLabel {}
 extension ForgetfulLabel: TestLabel {}
 extension MiskeyedLabel: TestLabel {}
+extension OverconfidentLabel: TestLabel {}
 
 struct LabelsState<Label: TestLabel>: PersistentState, Equatable {
   var labels = EntityTable<Label>()
@@ -113,6 +129,38 @@ struct EntityRowTests {
     #expect(error?.message.contains("cannot be read back") == true, "\(error?.message ?? "")")
     #expect(store.state.labels.isEmpty)
     #expect(try dump(path) == before)
+  }
+
+  // Tests run debug builds, where the read-back an exact entity skips in release is checked.
+  @Test func anEntityWhoseRowsDoNotReadBackAsItClaimsIsRefusedAndNothingIsWritten() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("labels.sqlite")
+    let store = try Self.store(OverconfidentLabel.self, path)
+    let before = try dump(path)
+    let error = #expect(throws: RewindError.self) { try store.send(.add(id: 1, text: "quiet")) }
+    #expect(error?.code == .invalidValue)
+    #expect(
+      error?.message.contains(
+        #"OverconfidentLabel says its rows read back exactly (databaseRowRoundTripsExactly), but OverconfidentLabel 1 reads back from its row {"id":1,"text":"QUIET"} as another value"#
+      ) == true, "\(error?.message ?? "")")
+    #expect(store.state.labels.isEmpty)
+    #expect(try dump(path) == before)
+  }
+
+  @Test func theExampleTaskReadsBackExactlyAsItClaims() throws {
+    // The claim release builds rely on, over values a row could bend: escapes, Unicode in
+    // both normalization forms, an empty string, Int64's extremes.
+    for title in ["", "tab\tquote\"", "café", "cafe\u{301}", "🦆", String(repeating: "x", count: 1000)] {
+      for id in [Int64.min, -1, 0, Int64.max] {
+        for projectID in [nil, Int64.min, 7] {
+          let task = TaskItem(id: id, title: title, isDone: id == 0, notes: title, projectID: projectID)
+          let back = try TaskItem(row: Row(image: task.databaseRow()))
+          #expect(back == task)
+          #expect(back.databaseRow() == task.databaseRow())
+        }
+      }
+    }
+    #expect(TaskItem.databaseRowRoundTripsExactly)
   }
 
   @Test func aRowKeyedByAnotherIdIsRefused() throws {

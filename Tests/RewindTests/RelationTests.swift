@@ -169,6 +169,34 @@ struct RelationTests {
     }
   }
 
+  @Test func aLargeEntryIsCheckedAsASmallOneIs() throws {
+    // Up to 16 changes the rows an entry writes are searched, past that they are hashed: both
+    // take the rows the entry itself writes, and both refuse a list entry naming nothing.
+    let store = try seeded()
+    let (state, rows) = (store.state, try dump(path))
+    for count in [3, 12] {
+      let cards = (0..<Int64(count)).map {
+        BoardAction.addCard(id: 100 + $0, title: "Pasted", column: 2, parent: nil, label: nil)
+      }
+      let error = #expect(throws: RewindError.self) { try store.send(.all(cards + [.starAnyway(id: 99)])) }
+      #expect(error?.code == .relationViolation)
+      #expect(
+        error?.message.contains(#"would name cards {"id":99}, which does not exist"#) == true,
+        "\(String(describing: error))")
+      #expect(store.state == state)
+      #expect(try dump(path) == rows)
+    }
+    let seq = try #require(
+      try store.send(
+        .all(
+          (0..<12).map { BoardAction.addCard(id: 100 + $0, title: "Pasted", column: 2, parent: nil, label: nil) }
+            + [.star(id: 111)])))
+    #expect(try entryChanges(seq).count > 16)
+    #expect(store.state.columnCards[2].count == 13 && store.state.starred.contains(111))
+    #expect(try fileState() == store.state)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
   @Test func aCascadeRepairsViewStateInTheSameStep() throws {
     let store = try seeded()
     try store.send(.select(card: 12))

@@ -64,14 +64,9 @@ extension HistoryLog {
   func danglingListEntries(in changes: [RowChange], _ db: Database) throws -> [String] {
     var problems: [String] = []
     // Rows the entry itself writes exist once it is written: no query needed (an added task
-    // and its list entry are one entry). A list names entities by their one key column, so the
-    // rows written are gathered by table and that column's value: hashing a string and a
-    // value, where a row's whole key is a dictionary, hashed member by member.
-    struct WrittenRow: Hashable {
-      var table: String
-      var column: String
-      var value: DatabaseValue
-    }
+    // and its list entry are one entry). A list names entities by their one key column, so
+    // the rows written of a large entry are gathered by table and that column's value: hashing
+    // a string and a value, where a row's whole key is a dictionary, hashed member by member.
     var written: Set<WrittenRow>?
     for change in changes where change.table == EngineTable.listEntries.name {
       // A moved entry names what it named (a deletion of that would have cascaded to it).
@@ -82,14 +77,15 @@ extension HistoryLog {
       if let owner = tables.listOwners[list] { references.append((column: "owner", table: owner)) }
       for (column, table) in references {
         guard let value = row[column], let keyColumn = tables.keyColumns(of: table).first else { continue }
-        if written == nil {
-          written = Set(
-            changes.lazy.filter { $0.after != nil && $0.key.count == 1 }.map {
-              let (column, value) = $0.key.first!
-              return WrittenRow(table: $0.table, column: column, value: value)
-            })
+        let referenced = WrittenRow(table: table, column: keyColumn, value: value)
+        if changes.count <= 16 {
+          // A few changes (an added task, its list entry, the selection): comparing each is
+          // cheaper than hashing them all into a set.
+          if changes.contains(where: { Self.writes($0, referenced) }) { continue }
+        } else {
+          if written == nil { written = Set(changes.lazy.compactMap(WrittenRow.init)) }
+          if written!.contains(referenced) { continue }
         }
-        if written!.contains(WrittenRow(table: table, column: keyColumn, value: value)) { continue }
         if try currentRow(table: table, key: [keyColumn: value], db) == nil {
           problems.append(
             "list_entries \(describe(change.key)) would name \(column == "owner" ? "its owner " : "")\(table) \(describe([keyColumn: value])), which does not exist"
@@ -98,6 +94,31 @@ extension HistoryLog {
       }
     }
     return problems
+  }
+
+  /// A row an entry writes, by its table and its one key column's value.
+  struct WrittenRow: Hashable {
+    var table: String
+    var column: String
+    var value: DatabaseValue
+
+    /// The row `change` writes, if it writes one keyed by one column.
+    init?(_ change: RowChange) {
+      guard change.after != nil, change.key.count == 1, let (column, value) = change.key.first else { return nil }
+      self.init(table: change.table, column: column, value: value)
+    }
+
+    init(table: String, column: String, value: DatabaseValue) {
+      self.table = table
+      self.column = column
+      self.value = value
+    }
+  }
+
+  /// Whether `change` writes `row`.
+  private static func writes(_ change: RowChange, _ row: WrittenRow) -> Bool {
+    guard change.table == row.table, change.after != nil, change.key.count == 1 else { return false }
+    return change.key[row.column] == row.value
   }
 
   /// Why an entry failed a foreign key: the first of its rows that refers to a row that does

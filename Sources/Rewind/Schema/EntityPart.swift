@@ -88,7 +88,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       let change = try change(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
       // the millisecond GRDB stores) is replaced with the one a load would read.
-      if let row = change.after {
+      if let row = change.after, let after, Self.readsRowsBack {
         let stored: E
         do {
           stored = try E(row: Row(image: row))
@@ -97,10 +97,29 @@ final class EntityPart<Root, E: Entity>: StatePart {
             .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(row))",
             underlying: error)
         }
-        if stored != after { entities.set(stored, for: id) }
+        if stored != after {
+          if E.databaseRowRoundTripsExactly {
+            throw RewindError(
+              .invalidValue,
+              "\(E.self) says its rows read back exactly (databaseRowRoundTripsExactly), but \(E.self) \(id) reads back from its row \(describe(row)) as another value: \(stored) instead of \(after); return false from databaseRowRoundTripsExactly, or make init(row:) read what databaseRow() writes"
+            )
+          }
+          entities.set(stored, for: id)
+        }
       }
       changes.append(change)
     }
+  }
+
+  /// Whether a changed entity's row is read back: always in debug builds, where an entity's
+  /// claim that it needs no read-back is checked; in release builds unless it makes that claim.
+  @inlinable
+  static var readsRowsBack: Bool {
+    #if DEBUG
+      true
+    #else
+      !E.databaseRowRoundTripsExactly
+    #endif
   }
 
   @usableFromInline

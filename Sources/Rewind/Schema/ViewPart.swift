@@ -29,6 +29,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// The text of each property as last encoded: a property equal to what it was is not
   /// encoded again (most changes change one property).
   private let memo = CompactJSONEncoder.MemberMemo()
+  /// Each property's row key, and its row as last built with the text it holds: the next
+  /// change of the property starts from that row rather than building it again.
+  private var builtRows: [String: (key: [String: DatabaseValue], text: String?, row: [String: DatabaseValue]?)] = [:]
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
@@ -197,9 +200,15 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 
   private func change(_ property: String, before: String?, after: String?) -> RowChange {
-    let path = path(of: property).databaseValue
-    func row(_ json: String?) -> [String: DatabaseValue]? { json.map { ["path": path, "value": $0.databaseValue] } }
-    return RowChange(table: Self.table, key: ["path": path], before: row(before), after: row(after))
+    let built = builtRows[property]
+    let key = built?.key ?? ["path": path(of: property).databaseValue]
+    func row(_ json: String?) -> [String: DatabaseValue]? {
+      if let built, built.text == json { return built.row }
+      return json.map { ["path": key["path"]!, "value": $0.databaseValue] }
+    }
+    let change = RowChange(table: Self.table, key: key, before: row(before), after: row(after))
+    builtRows[property] = (key, after, change.after)
+    return change
   }
 
   /// The JSON text of each top-level property of `value`. A property that encodes to nothing

@@ -132,6 +132,8 @@ enum BoardAction: LoggedAction, Equatable {
   case fileInList(card: Int64, column: Int64)
   case starAnyway(id: Int64)
   case select(card: Int64?)
+  /// Several actions as one entry (a paste, an import).
+  indirect case all([BoardAction])
 
   var isUndoable: Bool {
     if case .syncAddCard = self { return false }
@@ -179,6 +181,8 @@ struct BoardReducer: Reducer {
       state.starred.append(id)
     case .select(let card):
       state.view.selection = card
+    case .all(let actions):
+      for action in actions { _ = reduce(into: &state, action: action) }
     }
     return .none
   }
