@@ -39,12 +39,14 @@ public struct TaskItem: Entity {
     projectID = try row.decode(forColumn: "projectId")
   }
 
+  /// The columns of a task's row, named once for every row.
+  static let columns = RowImage.Columns(["id", "title", "done", "notes", "projectId"])
+
   /// The row the engine writes, built directly rather than through GRDB's container.
-  public func databaseRow() -> [String: DatabaseValue] {
-    [
-      "id": id.databaseValue, "title": title.databaseValue, "done": isDone.databaseValue,
-      "notes": notes.databaseValue, "projectId": projectID.databaseValue,
-    ]
+  public func databaseRowImage() -> RowImage {
+    RowImage(
+      Self.columns,
+      [id.databaseValue, title.databaseValue, isDone.databaseValue, notes.databaseValue, projectID.databaseValue])
   }
 
   /// Integers, strings and a boolean: `init(row:)` reads the row back as this very task, so
@@ -53,7 +55,7 @@ public struct TaskItem: Entity {
 
   /// The same row, for GRDB's own requests.
   public func encode(to container: inout PersistenceContainer) throws {
-    for (column, value) in databaseRow() { container[column] = value }
+    for (column, value) in databaseRowImage() { container[column] = value }
   }
 
   public static func createTable(_ db: Database) throws {

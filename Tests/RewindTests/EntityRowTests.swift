@@ -154,9 +154,9 @@ struct EntityRowTests {
       for id in [Int64.min, -1, 0, Int64.max] {
         for projectID in [nil, Int64.min, 7] {
           let task = TaskItem(id: id, title: title, isDone: id == 0, notes: title, projectID: projectID)
-          let back = try TaskItem(row: Row(image: task.databaseRow()))
+          let back = try TaskItem(row: Row(image: task.databaseRowImage()))
           #expect(back == task)
-          #expect(back.databaseRow() == task.databaseRow())
+          #expect(back.databaseRowImage() == task.databaseRowImage())
         }
       }
     }

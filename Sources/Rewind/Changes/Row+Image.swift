@@ -10,4 +10,13 @@ extension Row {
   convenience init(image: [String: DatabaseValue]) {
     self.init(image.mapValues { $0 as (any DatabaseValueConvertible)? })
   }
+
+  /// A row holding a row image, as `init(row:)` of a record decodes it.
+  @usableFromInline
+  convenience init(image: RowImage) {
+    self.init(
+      Dictionary(
+        uniqueKeysWithValues: zip(image.columns.names, image.values.lazy.map { $0 as (any DatabaseValueConvertible)? }))
+    )
+  }
 }

@@ -50,11 +50,11 @@ extension RowChange {
       guard case .string(let table)? = object["table"] else {
         throw RewindError(.corruptData, "row change \(index) has no \"table\" string")
       }
-      func row(_ name: String) throws -> [String: DatabaseValue]? {
+      func row(_ name: String) throws -> RowImage? {
         switch object[name] {
         case nil, .null?: return nil
         case .object(let columns)?:
-          return try columns.mapValues { try $0.databaseValue() }
+          return RowImage(try columns.mapValues { try $0.databaseValue() })
         default:
           throw RewindError(.corruptData, "row change \(index) has a \"\(name)\" that is not an object")
         }
@@ -73,6 +73,10 @@ extension RowChange {
 /// strings; the `String` forms are for callers that build text around it.
 enum JSONText {
   static func appendRow(_ row: [String: DatabaseValue]?, to out: inout String) {
+    out += String(decoding: bytes { appendRow(row, to: &$0) }, as: UTF8.self)
+  }
+
+  static func appendRow(_ row: RowImage?, to out: inout String) {
     out += String(decoding: bytes { appendRow(row, to: &$0) }, as: UTF8.self)
   }
 
@@ -109,6 +113,27 @@ enum JSONText {
         if index > 0 { out.append(UInt8(ascii: ",")) }
         append(column, value)
       }
+    }
+    out.append(UInt8(ascii: "}"))
+  }
+
+  /// Appends a row image: its columns are in key order already, their keys written as JSON.
+  static func appendRow(_ row: RowImage?, to out: inout [UInt8]) {
+    guard let row else {
+      out.append(contentsOf: "null".utf8)
+      return
+    }
+    out.append(UInt8(ascii: "{"))
+    let (names, keys) = (row.columns.names, row.columns.jsonKeys)
+    for index in row.values.indices {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      if let keys {
+        out.append(contentsOf: keys[index])
+      } else {
+        appendString(names[index], to: &out)
+        out.append(UInt8(ascii: ":"))
+      }
+      appendValue(row.values[index], to: &out)
     }
     out.append(UInt8(ascii: "}"))
   }

@@ -16,13 +16,13 @@ struct RowWriter {
   private var connection: ObjectIdentifier?
 
   private struct Upsert {
-    let columns: [String]
-    let keyColumns: [String]
+    let columns: RowImage.Columns
+    let keyColumns: RowImage.Columns
     let number: Int
   }
 
   private struct Delete {
-    let keyColumns: [String]
+    let keyColumns: RowImage.Columns
     let number: Int
   }
 
@@ -58,61 +58,36 @@ struct RowWriter {
   }
 
   /// The number of the statement that makes the row of `change` what `direction` says (see
-  /// ``statement(for:_:)``), and its arguments.
+  /// ``statement(for:_:)``), and its arguments: the row's values, in its column order, which
+  /// is the statement's. A statement is found by the columns of the row and of its key, most
+  /// often the very ``RowImage/Columns`` it was made for.
   private mutating func prepare(
     _ change: RowChange, _ direction: ChangeDirection
   ) throws -> (number: Int, arguments: [DatabaseValue]) {
     guard let row = change.target(direction) else {
-      // The key's values gathered while checking its columns, as for upserts.
-      for cached in deletes[change.table] ?? [] {
-        if let arguments = Self.values(of: change.key, in: cached.keyColumns) { return (cached.number, arguments) }
+      if let cached = deletes[change.table]?.first(where: { $0.keyColumns == change.key.columns }) {
+        return (cached.number, change.key.values)
       }
-      let keyColumns = change.key.keys.sorted()
       let delete = Delete(
-        keyColumns: keyColumns, number: add(Self.deleteSQL(table: change.table, keyColumns: keyColumns)))
+        keyColumns: change.key.columns,
+        number: add(Self.deleteSQL(table: change.table, keyColumns: change.key.columns.names)))
       deletes[change.table, default: []].append(delete)
-      return (delete.number, keyColumns.map { change.key[$0]! })
+      return (delete.number, change.key.values)
     }
-    let (upsert, arguments): (Upsert, [DatabaseValue])
-    if let cached = cachedUpsert(of: row, key: change.key, in: change.table) {
-      (upsert, arguments) = cached
+    let upsert: Upsert
+    if let cached = upserts[change.table]?.first(where: {
+      $0.columns == row.columns && $0.keyColumns == change.key.columns
+    }) {
+      upsert = cached
     } else {
-      let (columns, keyColumns) = (row.keys.sorted(), change.key.keys.sorted())
       upsert = Upsert(
-        columns: columns, keyColumns: keyColumns,
-        number: add(Self.upsertSQL(table: change.table, columns: columns, keyColumns: keyColumns)))
+        columns: row.columns, keyColumns: change.key.columns,
+        number: add(
+          Self.upsertSQL(table: change.table, columns: row.columns.names, keyColumns: change.key.columns.names)))
       upserts[change.table, default: []].append(upsert)
-      arguments = columns.map { row[$0]! }
     }
-    for (column, value) in zip(upsert.columns, arguments) {
-      try Self.checkStorable(value, column: column, of: change.table)
-    }
-    return (upsert.number, arguments)
-  }
-
-  /// The cached upsert of `table` for exactly the columns of `row` and `key`, and the row's
-  /// values in its column order: found while checking the columns, one look-up per column.
-  /// (Walking the row in key order beside the cached, sorted columns, which compares names
-  /// rather than hashing them, was measured slower for rows of five columns.)
-  private func cachedUpsert(
-    of row: [String: DatabaseValue], key: [String: DatabaseValue], in table: String
-  ) -> (Upsert, [DatabaseValue])? {
-    for cached in upserts[table] ?? [] where Self.row(key, hasExactly: cached.keyColumns) {
-      if let arguments = Self.values(of: row, in: cached.columns) { return (cached, arguments) }
-    }
-    return nil
-  }
-
-  /// `row`'s values in the order of `columns`, or `nil` unless its columns are exactly those.
-  private static func values(of row: [String: DatabaseValue], in columns: [String]) -> [DatabaseValue]? {
-    guard row.count == columns.count else { return nil }
-    var values: [DatabaseValue] = []
-    values.reserveCapacity(columns.count)
-    for column in columns {
-      guard let value = row[column] else { return nil }
-      values.append(value)
-    }
-    return values
+    for (column, value) in row { try Self.checkStorable(value, column: column, of: change.table) }
+    return (upsert.number, row.values)
   }
 
   /// Numbers a new statement. (`texts` and `prepared` are values: a copy of the writer, kept
@@ -121,11 +96,6 @@ struct RowWriter {
     texts.append(sql)
     prepared.append(nil)
     return texts.count - 1
-  }
-
-  /// Whether `row`'s columns are `columns`, in any order. - Complexity: O(columns), no sort.
-  private static func row(_ row: [String: DatabaseValue], hasExactly columns: [String]) -> Bool {
-    row.count == columns.count && columns.allSatisfy { row[$0] != nil }
   }
 
   /// Refuses a value the table would hold otherwise than the log and memory say: SQLite's text

@@ -130,7 +130,7 @@ extension HistoryLog {
       for key in tables.relations.referring.values.joined() where key.child == change.table {
         let values = key.columns.map { row[$0.child] ?? .null }
         guard !values.contains(.null) else { continue }
-        let parentRow = Dictionary(uniqueKeysWithValues: zip(key.columns.map(\.parent), values))
+        let parentRow = RowImage(Dictionary(uniqueKeysWithValues: zip(key.columns.map(\.parent), values)))
         guard try currentRow(table: key.parent, key: parentRow, db) == nil else { continue }
         // A UUID written in another form than the parent's key names no row, nor does text in
         // another Unicode normalization form (Swift finds "café" either way; SQLite compares bytes).
@@ -215,7 +215,7 @@ struct RowWritePlan {
         """
       for child in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) {
         let image = StateRows.image(of: child, in: key.child)
-        let id = RowID(table: key.child, key: image.filter { catalog.keyColumns(of: key.child).contains($0.key) })
+        let id = RowID(table: key.child, key: image.keeping(catalog.keyColumns(of: key.child)))
         if self.deletes(id) { continue }
         switch key.onDelete {
         case .cascade:
@@ -254,7 +254,7 @@ struct RowWritePlan {
       for entry in entries {
         let image = StateRows.image(of: entry, in: EngineTable.listEntries.name)
         let entryID = RowID(
-          table: EngineTable.listEntries.name, key: image.filter { $0.key == "list" || $0.key == "id" })
+          table: EngineTable.listEntries.name, key: image.keeping(["id", "list"]))
         if self.deletes(entryID) { continue }
         deletes.append(cascade(entryID, current: image, to: nil))
       }
@@ -264,7 +264,7 @@ struct RowWritePlan {
 
   /// Records that a cascade makes the row `id` (holding `current` in the database) `after`.
   @discardableResult
-  private mutating func cascade(_ id: RowID, current: [String: DatabaseValue], to after: [String: DatabaseValue]?)
+  private mutating func cascade(_ id: RowID, current: RowImage, to after: RowImage?)
     -> RowChange
   {
     net.add(RowChange(table: id.table, key: id.key, before: current, after: after))

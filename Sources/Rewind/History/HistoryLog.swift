@@ -433,7 +433,7 @@ struct HistoryLog {
     var changes: [RowChange] = []
     for change in applied.reversed() {
       let current = try currentRow(table: change.table, key: change.key, db)
-      let target: [String: DatabaseValue]?
+      let target: RowImage?
       switch (change.before, change.after) {
       case (nil, let after):
         // A view property set from nil since holds someone else's value: kept.
@@ -525,17 +525,12 @@ struct HistoryLog {
     }
   }
 
-  func currentRow(
-    table: String, key: [String: DatabaseValue], _ db: Database
-  ) throws -> [String: DatabaseValue]? {
-    let columns = key.keys.sorted()
+  func currentRow(table: String, key: RowImage, _ db: Database) throws -> RowImage? {
     let sql = """
       SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \
-      \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+      \(key.keys.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
       """
-    guard
-      let row = try Row.fetchOne(
-        db.cachedStatement(sql: sql), arguments: StatementArguments(columns.map { key[$0] ?? .null }))
+    guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(key.values))
     else { return nil }
     return StateRows.image(of: row, in: table)
   }
@@ -601,7 +596,7 @@ struct NetChanges {
   /// A row: its table and key.
   struct RowID: Hashable {
     var table: String
-    var key: [String: DatabaseValue]
+    var key: RowImage
   }
   private var index: [RowID: Int] = [:]
   private(set) var changes: [RowChange] = []

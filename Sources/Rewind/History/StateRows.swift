@@ -6,7 +6,7 @@ import GRDB
 ///
 /// Exports, imports, snapshots, restores and verification work on this image.
 struct StateRows: Equatable {
-  typealias Row = [String: DatabaseValue]
+  typealias Row = RowImage
   /// Table → primary key → row.
   var tables: [String: [Row: Row]]
 
@@ -29,9 +29,10 @@ struct StateRows: Equatable {
   static func rows(of table: String, keyColumns: [String], _ db: Database) throws -> [Row: Row] {
     var rows: [Row: Row] = [:]
     let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    var layout = RowImage.Layout(table: table)
     while let row = try cursor.next() {
-      let values = image(of: row, in: table)
-      rows[values.filter { keyColumns.contains($0.key) }] = values
+      let image = layout.image(of: row)
+      rows[image.keeping(keyColumns)] = image
     }
     return rows
   }
@@ -39,9 +40,8 @@ struct StateRows: Equatable {
   /// A row as the log's images hold it: every column, except the `owner` of a fixed list's
   /// `list_entries` row (NULL, a column added after fixed lists' rows were first logged).
   static func image(of row: GRDB.Row, in table: String) -> Row {
-    var values = Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues))
-    if table == EngineTable.listEntries.name, values["owner"] == .null { values["owner"] = nil }
-    return values
+    var layout = RowImage.Layout(table: table)
+    return layout.image(of: row)
   }
 
   /// Applies row changes: each row becomes what `direction` selects.
@@ -124,7 +124,7 @@ struct StateRows: Equatable {
       guard let (table, row) = AppSchemaHistory.apply(operations, toRowOf: stored, storedRow) else { continue }
       let keyColumns = catalog.keyColumns(of: table)
       // A table the catalog does not know (history before a barrier) is keyed by whole rows.
-      let key = keyColumns.isEmpty ? row : row.filter { keyColumns.contains($0.key) }
+      let key = keyColumns.isEmpty ? row : row.keeping(keyColumns)
       if validate { try catalog.validate(RowChange(table: table, key: key, before: nil, after: row)) }
       tables[table, default: [:]][key] = row
     }
@@ -143,7 +143,7 @@ struct StateRows: Equatable {
           guard case .object(let row) = item else {
             throw RewindError(.corruptData, "a row of \(table) is not an object")
           }
-          images.append((table, try row.mapValues { try $0.databaseValue() }))
+          images.append((table, RowImage(try row.mapValues { try $0.databaseValue() })))
         }
       }
     } catch {

@@ -143,10 +143,10 @@ struct TableCatalog {
       throw RewindError(.corruptData, "table \(change.table) is not a Rewind table of this database")
     }
     let keyColumns = keys[change.table] ?? []
-    guard change.key.keys.sorted() == keyColumns else {
+    guard change.key.keys == keyColumns.sorted() else {
       throw RewindError(
         .corruptData,
-        "a row of \(change.table) is keyed by \(change.key.keys.sorted()), not by its primary key \(keyColumns)")
+        "a row of \(change.table) is keyed by \(change.key.keys), not by its primary key \(keyColumns)")
     }
     for row in [change.before, change.after] {
       guard let row else { continue }
@@ -156,8 +156,8 @@ struct TableCatalog {
           "a row of \(change.table) keyed \(describe(change.key)) holds \(column) = \(row[column] ?? .null)")
       }
     }
-    for row in [change.before ?? [:], change.after ?? [:]] {
-      if let unknown = row.keys.first(where: { !known.contains($0) }) {
+    for row in [change.before, change.after] {
+      if let unknown = row?.keys.first(where: { !known.contains($0) }) {
         throw RewindError(.corruptData, "column \(unknown) is not a column of table \(change.table)")
       }
     }

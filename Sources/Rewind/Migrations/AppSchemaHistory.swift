@@ -127,8 +127,8 @@ struct AppSchemaHistory {
   /// A whole row of `table` (from a snapshot or an export, with no key yet) read through
   /// `operations`: the table and row it is now, or `nil` when it is left out.
   static func apply(
-    _ operations: [SchemaChange.Operation], toRowOf table: String, _ row: [String: DatabaseValue]
-  ) -> (table: String, row: [String: DatabaseValue])? {
+    _ operations: [SchemaChange.Operation], toRowOf table: String, _ row: RowImage
+  ) -> (table: String, row: RowImage)? {
     guard !operations.isEmpty else { return (table, row) }
     return apply(operations, to: RowChange(table: table, key: [:], before: nil, after: row))
       .map { ($0.table, $0.after!) }
@@ -138,7 +138,7 @@ struct AppSchemaHistory {
   /// a removed view property) or no longer changes anything.
   static func apply(_ operations: [SchemaChange.Operation], to change: RowChange) -> RowChange? {
     var change = change
-    func edit(_ body: (inout [String: DatabaseValue]) -> Void) {
+    func edit(_ body: (inout RowImage) -> Void) {
       body(&change.key)
       if change.before != nil { body(&change.before!) }
       if change.after != nil { body(&change.after!) }
@@ -155,7 +155,10 @@ struct AppSchemaHistory {
         if change.after != nil, change.after![column] == nil { change.after![column] = value }
       case .renameColumn(let table, let from, let to) where change.table == table:
         edit { row in
-          if let value = row.removeValue(forKey: from) { row[to] = value }
+          if let value = row[from] {
+            row[from] = nil
+            row[to] = value
+          }
         }
       case .dropColumn(let table, let column) where change.table == table:
         change.before?[column] = nil

@@ -8,10 +8,8 @@ struct RowTransform {
   let fail: (String) -> RewindError
 
   /// The rows one row becomes, each with its key.
-  private func transform(table: String, row: [String: DatabaseValue]) throws -> [(
-    table: String, key: [String: DatabaseValue], row: [String: DatabaseValue]
-  )] {
-    try rows(HistoryRow(table: table, columns: row)).map { output in
+  private func transform(table: String, row: RowImage) throws -> [(table: String, key: RowImage, row: RowImage)] {
+    try rows(HistoryRow(table: table, columns: row.dictionary)).map { output in
       let keyColumns = catalog.keyColumns(of: output.table)
       guard !keyColumns.isEmpty else {
         throw fail(
@@ -19,7 +17,8 @@ struct RowTransform {
         )
       }
       guard let missing = keyColumns.first(where: { output.columns[$0] == nil }) else {
-        return (output.table, output.columns.filter { keyColumns.contains($0.key) }, output.columns)
+        let row = RowImage(output.columns)
+        return (output.table, row.keeping(keyColumns), row)
       }
       throw fail("its row transform turned a row of \(table) into a row of \(output.table) with no \(missing)")
     }
@@ -42,10 +41,10 @@ struct RowTransform {
   func apply(to change: RowChange) throws -> [RowChange] {
     struct RowID: Hashable {
       var table: String
-      var key: [String: DatabaseValue]
+      var key: RowImage
     }
     var order: [RowID] = []
-    var images: [RowID: (before: [String: DatabaseValue]?, after: [String: DatabaseValue]?)] = [:]
+    var images: [RowID: (before: RowImage?, after: RowImage?)] = [:]
     for (isBefore, image) in [(true, change.before), (false, change.after)] {
       guard let image else { continue }
       for output in try transform(table: change.table, row: image) {

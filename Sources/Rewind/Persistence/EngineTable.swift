@@ -40,3 +40,22 @@ enum EngineTable: String, CaseIterable, Sendable {
     }
   }
 }
+
+extension EngineTable {
+  // The columns of the rows the state parts write on every change, shared by their images:
+  // built once, with their keys' JSON, and found by identity by the table writer.
+
+  /// A view-state row's key, and the row.
+  @usableFromInline
+  static let viewStateKey = RowImage.Columns(["path"])
+  @usableFromInline
+  static let viewStateColumns = RowImage.Columns(["path", "value"])
+
+  /// A list entry's key; the entry of a fixed list, and the entry of a keyed list.
+  @usableFromInline
+  static let listEntryKey = RowImage.Columns(["list", "id"])
+  @usableFromInline
+  static let listEntryColumns = RowImage.Columns(["list", "id", "position"])
+  @usableFromInline
+  static let keyedListEntryColumns = RowImage.Columns(["list", "id", "owner", "position"])
+}

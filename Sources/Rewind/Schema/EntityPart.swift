@@ -19,6 +19,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @usableFromInline
   var declaredEntityTable: String? { table }
 
+  /// The key of the entity's rows.
+  @usableFromInline
+  let keyColumns = RowImage.Columns([E.keyColumn])
+
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, EntityTable<E>>) {
     path = StatePath(keyPath)
@@ -101,7 +105,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
           if E.databaseRowRoundTripsExactly {
             throw RewindError(
               .invalidValue,
-              "\(E.self) says its rows read back exactly (databaseRowRoundTripsExactly), but \(E.self) \(id) reads back from its row \(describe(row)) as another value: \(stored) instead of \(after); return false from databaseRowRoundTripsExactly, or make init(row:) read what databaseRow() writes"
+              "\(E.self) says its rows read back exactly (databaseRowRoundTripsExactly), but \(E.self) \(id) reads back from its row \(describe(row)) as another value: \(stored) instead of \(after); return false from databaseRowRoundTripsExactly, or make init(row:) read what databaseRowImage() writes"
             )
           }
           entities.set(stored, for: id)
@@ -138,7 +142,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// or decomposed is one key in memory) where SQLite compares bytes.
   @inlinable
   func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
-    let (before, after) = (try before?.databaseRow(), try after?.databaseRow())
+    let (before, after) = (try before?.databaseRowImage(), try after?.databaseRowImage())
     let (beforeKey, afterKey) = (before?[E.keyColumn], after?[E.keyColumn])
     if let beforeKey, let afterKey, !beforeKey.isSameBytes(as: afterKey) {
       // Equal ids (the table found the one by the other) that SQLite tells apart: the row
@@ -150,7 +154,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
     let key = E.keyValue(of: id)
     guard let written = beforeKey ?? afterKey, !written.isSameBytes(as: key) else {
-      return RowChange(table: table, key: [E.keyColumn: key], before: before, after: after)
+      return RowChange(table: table, key: RowImage(keyColumns, [key]), before: before, after: after)
     }
     // A row that writes its key in another form (its own `encode(to:)` storing a UUID as GRDB's
     // blob where the strategy says text) would be a row the lists and the log cannot name.
@@ -168,7 +172,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
         "\(E.self) \(id) writes its key as \(describe([E.keyColumn: written])), which does not read back as its id: write `id` itself in \(E.keyColumn)"
       )
     }
-    return RowChange(table: table, key: [E.keyColumn: written], before: before, after: after)
+    return RowChange(table: table, key: RowImage(keyColumns, [written]), before: before, after: after)
   }
 
   /// Refuses a table whose UUID keys have another form than the entity writes: a file written

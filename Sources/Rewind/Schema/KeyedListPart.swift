@@ -142,10 +142,11 @@ final class KeyedListPart<
   }
 
   private func change(id: ID, before: (Owner, String)?, after: (Owner, String)?) -> RowChange {
-    let key: [String: DatabaseValue] = ["list": name.databaseValue, "id": keyValue(id)]
-    func row(_ place: (Owner, String)?) -> [String: DatabaseValue]? {
+    let (list, id) = (name.databaseValue, keyValue(id))
+    let key = RowImage(EngineTable.listEntryKey, [list, id])
+    func row(_ place: (Owner, String)?) -> RowImage? {
       place.map { owner, position in
-        key.merging(["owner": ownerValue(owner), "position": position.databaseValue]) { $1 }
+        RowImage(EngineTable.keyedListEntryColumns, [list, id, ownerValue(owner), position.databaseValue])
       }
     }
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))

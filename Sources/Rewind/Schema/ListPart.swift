@@ -108,9 +108,10 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   @inlinable
   func change(id: ID, before: String?, after: String?) -> RowChange {
-    let key: [String: DatabaseValue] = ["list": name.databaseValue, "id": keyValue(id)]
-    func row(_ position: String?) -> [String: DatabaseValue]? {
-      position.map { key.merging(["position": $0.databaseValue]) { $1 } }
+    let (list, id) = (name.databaseValue, keyValue(id))
+    let key = RowImage(EngineTable.listEntryKey, [list, id])
+    func row(_ position: String?) -> RowImage? {
+      position.map { RowImage(EngineTable.listEntryColumns, [list, id, $0.databaseValue]) }
     }
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
   }

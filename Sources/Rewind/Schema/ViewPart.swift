@@ -31,7 +31,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   private let memo = CompactJSONEncoder.MemberMemo()
   /// Each property's row key, and its row as last built with the text it holds: the next
   /// change of the property starts from that row rather than building it again.
-  private var builtRows: [String: (key: [String: DatabaseValue], text: String?, row: [String: DatabaseValue]?)] = [:]
+  private var builtRows: [String: (key: RowImage, text: String?, row: RowImage?)] = [:]
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
@@ -201,10 +201,10 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   private func change(_ property: String, before: String?, after: String?) -> RowChange {
     let built = builtRows[property]
-    let key = built?.key ?? ["path": path(of: property).databaseValue]
-    func row(_ json: String?) -> [String: DatabaseValue]? {
+    let key = built?.key ?? RowImage(EngineTable.viewStateKey, [path(of: property).databaseValue])
+    func row(_ json: String?) -> RowImage? {
       if let built, built.text == json { return built.row }
-      return json.map { ["path": key["path"]!, "value": $0.databaseValue] }
+      return json.map { RowImage(EngineTable.viewStateColumns, [key.values[0], $0.databaseValue]) }
     }
     let change = RowChange(table: Self.table, key: key, before: row(before), after: row(after))
     builtRows[property] = (key, after, change.after)

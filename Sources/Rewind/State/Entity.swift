@@ -51,7 +51,23 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
   /// `init(row:)`, so memory holds what a reload gives, and a row it cannot read is refused.
   func databaseRow() throws -> [String: DatabaseValue]
 
-  /// Whether `init(row:)` always reads ``databaseRow()`` back as the entity it was built from:
+  /// The entity's row as an image: its columns and their values, as its table stores them.
+  ///
+  /// The engine takes this row of every entity an action changes. The default is the image of
+  /// ``databaseRow()``, whose columns are sorted on every call. An entity on a hot path names
+  /// its columns once, in a shared ``RowImage/Columns``, and gives its values in their order:
+  /// no dictionary is built or sorted, and the log and the table writer use the columns as
+  /// they are (about 3,000 instructions less for each row of five columns).
+  ///
+  /// ```swift
+  /// static let columns = RowImage.Columns(["id", "text", "isPinned"])
+  /// func databaseRowImage() -> RowImage {
+  ///   RowImage(Self.columns, [id.databaseValue, text.databaseValue, isPinned.databaseValue])
+  /// }
+  /// ```
+  func databaseRowImage() throws -> RowImage
+
+  /// Whether `init(row:)` always reads the entity's row (``databaseRowImage()``) back as the entity it was built from:
   /// `false` unless the entity says so.
   ///
   /// After every change the engine reads the entity's new row back (about 14,000 instructions
@@ -70,6 +86,8 @@ extension Entity {
   public static var keyColumn: String { "id" }
 
   public func databaseRow() throws -> [String: DatabaseValue] { try databaseDictionary }
+
+  public func databaseRowImage() throws -> RowImage { RowImage(try databaseRow()) }
 
   public static var databaseRowRoundTripsExactly: Bool { false }
 

@@ -185,7 +185,7 @@ extension RewindDatabase {
       for (index, object) in objects.enumerated() {
         do {
           if let (table, row) = AppSchemaHistory.apply(
-            operations, toRowOf: table, try object.mapValues { try $0.databaseValue() })
+            operations, toRowOf: table, RowImage(try object.mapValues { try $0.databaseValue() }))
           {
             entities[table, default: []].append((index, row))
           }
@@ -220,7 +220,7 @@ extension RewindDatabase {
         if let missing = catalog.columns(of: table).subtracting(row.keys).sorted().first {
           throw invalid("\(table)[\(index)] has no column \(missing)")
         }
-        let key = row.filter { keyColumns.contains($0.key) }
+        let key = row.keeping(keyColumns)
         guard key.count == keyColumns.count, !key.values.contains(.null) else {
           throw invalid("\(table)[\(index)] has no \(keyColumns.joined(separator: ", "))")
         }
@@ -300,7 +300,8 @@ extension RewindDatabase {
           } else {
             let next = PositionKey.between(position, nil)
             position = next
-            var row = key.merging(["position": next.databaseValue]) { $1 }
+            var row = key
+            row["position"] = next.databaseValue
             row["owner"] = owner
             rows.tables[EngineTable.listEntries.name, default: [:]][key] = row
           }

@@ -433,3 +433,11 @@ func describe(_ row: [String: DatabaseValue]?) -> String {
   JSONText.appendRow(row, to: &out)
   return row == nil ? "absent" : out
 }
+
+/// A row or key as compact JSON, for messages.
+@usableFromInline
+func describe(_ row: RowImage?) -> String {
+  var out = ""
+  JSONText.appendRow(row, to: &out)
+  return row == nil ? "absent" : out
+}

@@ -1,0 +1,247 @@
+import GRDB
+
+/// A row: its columns, in ascending order of name, and a value for each.
+///
+/// Row changes hold their key and their row before and after as images: the log writes them
+/// in column order and the table writer binds them in that order, with no hashing and no
+/// sorting on the way. Read a value by its column's name, as from a dictionary:
+///
+/// ```swift
+/// let title = change.after?["title"]
+/// ```
+///
+/// A row built often (an entity's, on every change) names its columns once, in a shared
+/// ``Columns``, and gives its values in the order the columns were declared:
+///
+/// ```swift
+/// static let columns = RowImage.Columns(["id", "title", "done"])
+/// func databaseRowImage() -> RowImage {
+///   RowImage(Self.columns, [id.databaseValue, title.databaseValue, isDone.databaseValue])
+/// }
+/// ```
+public struct RowImage: Hashable, Sendable {
+  /// The row's columns.
+  @inlinable
+  public var columns: Columns { storedColumns }
+  /// The value of each column, in the order of `columns.names`.
+  @inlinable
+  public var values: [DatabaseValue] { storedValues }
+
+  @usableFromInline
+  var storedColumns: Columns
+  @usableFromInline
+  var storedValues: [DatabaseValue]
+
+  /// A row of `columns` with `values` given in the order the columns were declared.
+  ///
+  /// - Precondition: as many values as columns.
+  @inlinable
+  public init(_ columns: Columns, _ values: [DatabaseValue]) {
+    precondition(values.count == columns.names.count, "\(values.count) values for \(columns.names.count) columns")
+    storedColumns = columns
+    if let sortedIndex = columns.sortedIndexOfDeclared {
+      var sorted = values
+      for (declared, index) in sortedIndex.enumerated() { sorted[index] = values[declared] }
+      storedValues = sorted
+    } else {
+      storedValues = values
+    }
+  }
+
+  /// A row of `columns` whose values are in the order of `columns.names` already.
+  @usableFromInline
+  init(columns: Columns, sortedValues: [DatabaseValue]) {
+    storedColumns = columns
+    storedValues = sortedValues
+  }
+
+  /// The row a dictionary describes.
+  public init(_ dictionary: [String: DatabaseValue]) {
+    let sorted = dictionary.sorted { $0.key < $1.key }
+    self.init(columns: Columns(sortedNames: sorted.map(\.key)), sortedValues: sorted.map(\.value))
+  }
+
+  /// The value of `column`, or `nil` when the row has no such column. Setting a value of a
+  /// column the row has replaces it; setting another column adds it, and `nil` removes one.
+  @inlinable
+  public subscript(column: String) -> DatabaseValue? {
+    get { columns.index(of: column).map { values[$0] } }
+    set {
+      if let newValue, let index = columns.index(of: column) {
+        storedValues[index] = newValue
+      } else {
+        self = setting(column, to: newValue)
+      }
+    }
+  }
+
+  /// The names of the columns, in ascending order.
+  @inlinable
+  public var keys: [String] { columns.names }
+
+  /// The row as a dictionary, column → value.
+  public var dictionary: [String: DatabaseValue] {
+    Dictionary(uniqueKeysWithValues: zip(columns.names, values))
+  }
+
+  /// The row with `column` set to `value`, or removed when `value` is `nil`.
+  public func setting(_ column: String, to value: DatabaseValue?) -> RowImage {
+    if let index = columns.index(of: column) {
+      guard let value else {
+        var (names, values) = (columns.names, values)
+        names.remove(at: index)
+        values.remove(at: index)
+        return RowImage(columns: Columns(sortedNames: names), sortedValues: values)
+      }
+      var values = values
+      values[index] = value
+      return RowImage(columns: columns, sortedValues: values)
+    }
+    guard let value else { return self }
+    var (names, values) = (columns.names, values)
+    let index = names.firstIndex { $0 > column } ?? names.endIndex
+    names.insert(column, at: index)
+    values.insert(value, at: index)
+    return RowImage(columns: Columns(sortedNames: names), sortedValues: values)
+  }
+
+  public static func == (lhs: RowImage, rhs: RowImage) -> Bool {
+    (lhs.columns === rhs.columns || lhs.columns.names == rhs.columns.names) && lhs.values == rhs.values
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(columns.names)
+    hasher.combine(values)
+  }
+}
+
+extension RowImage: RandomAccessCollection {
+  /// Each column and its value, in column order.
+  public typealias Element = (key: String, value: DatabaseValue)
+
+  @inlinable
+  public var startIndex: Int { 0 }
+
+  @inlinable
+  public var endIndex: Int { values.count }
+
+  @inlinable
+  public subscript(position: Int) -> Element { (columns.names[position], values[position]) }
+}
+
+extension RowImage: ExpressibleByDictionaryLiteral {
+  public init(dictionaryLiteral elements: (String, DatabaseValue)...) {
+    self.init(Dictionary(uniqueKeysWithValues: elements))
+  }
+}
+
+extension RowImage: CustomStringConvertible {
+  /// The row as compact JSON, as the log holds it.
+  public var description: String { describe(self) }
+}
+
+extension RowImage {
+  /// The names of a row's columns, in ascending order: shared by the rows of one kind, so that
+  /// the table writer finds its statement for them by identity.
+  public final class Columns: Hashable, Sendable {
+    /// The names, in ascending order.
+    public let names: [String]
+    /// Where each declared column sits in `names`, when they were declared in another order.
+    @usableFromInline
+    let sortedIndexOfDeclared: [Int]?
+    /// Each column's name as JSON text followed by a colon, as the log writes it: for the
+    /// columns of rows built again and again (an entity's), not those of rows read back.
+    let jsonKeys: [[UInt8]]?
+
+    /// Columns named `names`, in any order: a row built on them gives its values in that order.
+    ///
+    /// - Precondition: no name repeats.
+    public init(_ names: [String]) {
+      let order = names.indices.sorted { names[$0] < names[$1] }
+      let sorted = order.map { names[$0] }
+      precondition(zip(sorted, sorted.dropFirst()).allSatisfy { $0 != $1 }, "a column repeats in \(names)")
+      self.names = sorted
+      if order == Array(names.indices) {
+        sortedIndexOfDeclared = nil
+      } else {
+        var sortedIndex = Array(repeating: 0, count: names.count)
+        for (index, declared) in order.enumerated() { sortedIndex[declared] = index }
+        sortedIndexOfDeclared = sortedIndex
+      }
+      jsonKeys = Self.jsonKeys(sorted)
+    }
+
+    /// Columns whose names are sorted and distinct already.
+    init(sortedNames: [String], encodingKeys: Bool = false) {
+      names = sortedNames
+      sortedIndexOfDeclared = nil
+      jsonKeys = encodingKeys ? Self.jsonKeys(sortedNames) : nil
+    }
+
+    private static func jsonKeys(_ names: [String]) -> [[UInt8]] {
+      names.map { name in
+        var key: [UInt8] = []
+        JSONText.appendString(name, to: &key)
+        key.append(UInt8(ascii: ":"))
+        return key
+      }
+    }
+
+    /// The place of `name` among the columns: a row has a handful, compared in turn; past 16,
+    /// a binary search.
+    @inlinable
+    public func index(of name: String) -> Int? {
+      if names.count <= 16 { return names.firstIndex(of: name) }
+      var (low, high) = (0, names.count)
+      while low < high {
+        let middle = (low + high) / 2
+        if names[middle] < name { low = middle + 1 } else { high = middle }
+      }
+      return low < names.count && names[low] == name ? low : nil
+    }
+
+    public static func == (lhs: Columns, rhs: Columns) -> Bool { lhs === rhs || lhs.names == rhs.names }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+  }
+}
+
+extension RowImage {
+  /// The row with only `columns` (those it has).
+  func keeping(_ columns: [String]) -> RowImage {
+    let kept = indices.filter { columns.contains(self.columns.names[$0]) }
+    if kept.count == count { return self }
+    return RowImage(
+      columns: Columns(sortedNames: kept.map { self.columns.names[$0] }), sortedValues: kept.map { values[$0] })
+  }
+
+  /// Images of the rows a statement reads, as the log holds them: the columns are sorted once
+  /// for all the rows of a table scan, and shared by their images.
+  struct Layout {
+    let table: String
+    private var columns: Columns?
+    private var statementNames: [String] = []
+    /// Where each of the statement's columns goes among the sorted ones.
+    private var sortedIndex: [Int] = []
+
+    init(table: String) { self.table = table }
+
+    /// The image of `row`: every column, except the `owner` of a fixed list's `list_entries`
+    /// row (NULL, a column added after fixed lists' rows were first logged).
+    mutating func image(of row: GRDB.Row) -> RowImage {
+      let names = row.columnNames
+      if columns == nil || !names.elementsEqual(statementNames) {
+        statementNames = Array(names)
+        let order = statementNames.indices.sorted { statementNames[$0] < statementNames[$1] }
+        columns = Columns(sortedNames: order.map { statementNames[$0] })
+        sortedIndex = Array(repeating: 0, count: order.count)
+        for (index, statementIndex) in order.enumerated() { sortedIndex[statementIndex] = index }
+      }
+      var values = Array(repeating: DatabaseValue.null, count: sortedIndex.count)
+      for (statementIndex, value) in row.databaseValues.enumerated() { values[sortedIndex[statementIndex]] = value }
+      let image = RowImage(columns: columns!, sortedValues: values)
+      if table == EngineTable.listEntries.name, image["owner"] == .null { return image.setting("owner", to: nil) }
+      return image
+    }
+  }
+}
