@@ -24,6 +24,17 @@ struct Note: Entity {
   }
 }
 
+extension Note {
+  static let columns = RowImage.Columns(["id", "text", "isPinned"])
+
+  func databaseRowImage() -> RowImage {
+    RowImage(Self.columns, [id.databaseValue, text.databaseValue, isPinned.databaseValue])
+  }
+
+  // Integers, text and a boolean read back as written: release builds skip the read-back.
+  static var databaseRowRoundTripsExactly: Bool { true }
+}
+
 struct NotesView: Codable, Equatable, Sendable {
   var selection: Int64?
   var searchText = ""

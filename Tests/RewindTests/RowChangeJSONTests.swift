@@ -36,9 +36,9 @@ struct RowChangeJSONTests {
       RowChange.json([change]) == #"[{"table":"t","key":{"a":2,"b":1},"before":null,"after":{"a":2,"b":1,"c":"x"}}]"#)
   }
 
-  /// Rows are written to the log in key order, walked without sorting a copy: it must be
-  /// `sorted()`'s order for any columns, a handful or many.
-  @Test func rowsAreWalkedInSortedKeyOrder() async {
+  /// Rows are written to the log in key order, which row images keep their columns in: it
+  /// must be `sorted()`'s order for any columns, a handful or many, however they were declared.
+  @Test func rowsAreWrittenInSortedKeyOrder() async {
     // Names that share prefixes, differ in case, or are not ASCII, as columns may; enough of
     // them for rows wider than the walk sorts in place.
     let names = Gen.element(
@@ -46,12 +46,16 @@ struct RowChangeJSONTests {
     await checkProperty(count: 300, input: names.array(of: 0...40)) { picked in
       var row: [String: DatabaseValue] = [:]
       for (index, name) in picked.compactMap({ $0 }).enumerated() { row[name] = index.databaseValue }
-      var walked: [(Int, String, DatabaseValue)] = []
-      row.forEachInKeyOrder { walked.append(($0, $1, $2)) }
-      #expect(walked.map(\.0) == Array(0..<row.count))
-      #expect(walked.map(\.1) == row.keys.sorted())
-      #expect(walked.allSatisfy { row[$0.1] == $0.2 })
-      let json = RowChange.json([RowChange(table: "t", key: ["id": 1.databaseValue], before: nil, after: row)])
+      // The same row from a dictionary and from columns declared in the order first picked.
+      let declared = Array(row.keys)
+      let images = [RowImage(row), RowImage(RowImage.Columns(declared), declared.map { row[$0]! })]
+      for image in images {
+        #expect(image.keys == row.keys.sorted())
+        #expect(image.allSatisfy { row[$0.key] == $0.value })
+        #expect(image.dictionary == row)
+      }
+      #expect(images[0] == images[1] && images[0].hashValue == images[1].hashValue)
+      let json = RowChange.json([RowChange(table: "t", key: ["id": 1.databaseValue], before: nil, after: images[1])])
       let members = row.keys.sorted().map { column in
         var text = ""
         JSONText.appendString(column, to: &text)

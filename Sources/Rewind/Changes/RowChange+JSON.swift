@@ -72,10 +72,6 @@ extension RowChange {
 /// The text is built as UTF-8 bytes, which is several times cheaper than appending small
 /// strings; the `String` forms are for callers that build text around it.
 enum JSONText {
-  static func appendRow(_ row: [String: DatabaseValue]?, to out: inout String) {
-    out += String(decoding: bytes { appendRow(row, to: &$0) }, as: UTF8.self)
-  }
-
   static func appendRow(_ row: RowImage?, to out: inout String) {
     out += String(decoding: bytes { appendRow(row, to: &$0) }, as: UTF8.self)
   }
@@ -92,29 +88,6 @@ enum JSONText {
     var out: [UInt8] = []
     body(&out)
     return out
-  }
-
-  static func appendRow(_ row: [String: DatabaseValue]?, to out: inout [UInt8]) {
-    guard let row else {
-      out.append(contentsOf: "null".utf8)
-      return
-    }
-    out.append(UInt8(ascii: "{"))
-    func append(_ column: String, _ value: DatabaseValue) {
-      appendString(column, to: &out)
-      out.append(UInt8(ascii: ":"))
-      appendValue(value, to: &out)
-    }
-    // A key is usually one column: nothing to sort.
-    if row.count == 1, let (column, value) = row.first {
-      append(column, value)
-    } else {
-      row.forEachInKeyOrder { index, column, value in
-        if index > 0 { out.append(UInt8(ascii: ",")) }
-        append(column, value)
-      }
-    }
-    out.append(UInt8(ascii: "}"))
   }
 
   /// Appends a row image: its columns are in key order already, their keys written as JSON.

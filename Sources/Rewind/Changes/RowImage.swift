@@ -39,13 +39,8 @@ public struct RowImage: Hashable, Sendable {
   public init(_ columns: Columns, _ values: [DatabaseValue]) {
     precondition(values.count == columns.names.count, "\(values.count) values for \(columns.names.count) columns")
     storedColumns = columns
-    if let sortedIndex = columns.sortedIndexOfDeclared {
-      var sorted = values
-      for (declared, index) in sortedIndex.enumerated() { sorted[index] = values[declared] }
-      storedValues = sorted
-    } else {
-      storedValues = values
-    }
+    // One new array, each value copied once.
+    storedValues = columns.declaredIndexOfSorted.map { order in order.map { values[$0] } } ?? values
   }
 
   /// A row of `columns` whose values are in the order of `columns.names` already.
@@ -146,9 +141,10 @@ extension RowImage {
   public final class Columns: Hashable, Sendable {
     /// The names, in ascending order.
     public let names: [String]
-    /// Where each declared column sits in `names`, when they were declared in another order.
+    /// The place among the declared columns of each of `names`, when they were declared in
+    /// another order.
     @usableFromInline
-    let sortedIndexOfDeclared: [Int]?
+    let declaredIndexOfSorted: [Int]?
     /// Each column's name as JSON text followed by a colon, as the log writes it: for the
     /// columns of rows built again and again (an entity's), not those of rows read back.
     let jsonKeys: [[UInt8]]?
@@ -161,20 +157,14 @@ extension RowImage {
       let sorted = order.map { names[$0] }
       precondition(zip(sorted, sorted.dropFirst()).allSatisfy { $0 != $1 }, "a column repeats in \(names)")
       self.names = sorted
-      if order == Array(names.indices) {
-        sortedIndexOfDeclared = nil
-      } else {
-        var sortedIndex = Array(repeating: 0, count: names.count)
-        for (index, declared) in order.enumerated() { sortedIndex[declared] = index }
-        sortedIndexOfDeclared = sortedIndex
-      }
+      declaredIndexOfSorted = order == Array(names.indices) ? nil : order
       jsonKeys = Self.jsonKeys(sorted)
     }
 
     /// Columns whose names are sorted and distinct already.
     init(sortedNames: [String], encodingKeys: Bool = false) {
       names = sortedNames
-      sortedIndexOfDeclared = nil
+      declaredIndexOfSorted = nil
       jsonKeys = encodingKeys ? Self.jsonKeys(sortedNames) : nil
     }
 

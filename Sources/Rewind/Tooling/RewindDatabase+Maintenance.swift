@@ -428,14 +428,6 @@ extension RewindDatabase {
 
 /// A row or key as compact JSON, for messages.
 @usableFromInline
-func describe(_ row: [String: DatabaseValue]?) -> String {
-  var out = ""
-  JSONText.appendRow(row, to: &out)
-  return row == nil ? "absent" : out
-}
-
-/// A row or key as compact JSON, for messages.
-@usableFromInline
 func describe(_ row: RowImage?) -> String {
   var out = ""
   JSONText.appendRow(row, to: &out)

@@ -1,0 +1,59 @@
+import GRDB
+import Testing
+
+@testable import Rewind
+
+/// Row images: columns kept sorted however they are declared or edited, values following them.
+struct RowImageTests {
+  @Test func columnsDeclaredInAnyOrderKeepTheirValues() {
+    let columns = RowImage.Columns(["title", "id", "done"])
+    #expect(columns.names == ["done", "id", "title"])
+    let row = RowImage(columns, ["Milk".databaseValue, 7.databaseValue, false.databaseValue])
+    #expect(row.values == [false.databaseValue, 7.databaseValue, "Milk".databaseValue])
+    #expect(row["title"] == "Milk".databaseValue && row["id"] == 7.databaseValue && row["nope"] == nil)
+    #expect(row == ["id": 7.databaseValue, "title": "Milk".databaseValue, "done": false.databaseValue])
+    #expect(row.description == #"{"done":0,"id":7,"title":"Milk"}"#)
+  }
+
+  @Test func settingAColumnReplacesAddsOrRemovesItInOrder() {
+    var row: RowImage = ["b": 2.databaseValue, "d": 4.databaseValue]
+    row["b"] = 20.databaseValue
+    row["c"] = 3.databaseValue
+    row["a"] = 1.databaseValue
+    row["e"] = 5.databaseValue
+    #expect(row.keys == ["a", "b", "c", "d", "e"])
+    #expect(row.values == [1, 20, 3, 4, 5].map(\.databaseValue))
+    row["d"] = nil
+    row["zz"] = nil  // absent: nothing to remove
+    #expect(row.keys == ["a", "b", "c", "e"])
+    #expect(row == ["a": 1.databaseValue, "b": 20.databaseValue, "c": 3.databaseValue, "e": 5.databaseValue])
+    #expect(row.keeping(["e", "a", "x"]) == ["a": 1.databaseValue, "e": 5.databaseValue])
+  }
+
+  @Test func equalRowsHashAlikeWhateverTheirColumnsObject() {
+    let shared = RowImage.Columns(["id", "name"])
+    let a = RowImage(shared, [1.databaseValue, "x".databaseValue])
+    let b = RowImage(["name": "x".databaseValue, "id": 1.databaseValue])
+    #expect(a == b && a.hashValue == b.hashValue)
+    #expect(Set([a, b]).count == 1)
+    #expect(a != RowImage(shared, [2.databaseValue, "x".databaseValue]))
+    #expect(a != ["id": 1.databaseValue])
+  }
+
+  @Test func rowsReadFromATableAreImagedInColumnOrder() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (z, a PRIMARY KEY, m)")
+      try db.execute(sql: "INSERT INTO t VALUES (1, 'k', NULL), (2, 'l', x'00')")
+      try db.execute(sql: "CREATE TABLE list_entries (list, id, position, owner, PRIMARY KEY (list, id))")
+      try db.execute(sql: "INSERT INTO list_entries VALUES ('all', 1, 'a0', NULL), ('p', 2, 'a0', 9)")
+    }
+    let rows = try queue.read { try StateRows.rows(of: "t", keyColumns: ["a"], $0) }
+    #expect(rows[["a": "k".databaseValue]] == ["a": "k".databaseValue, "m": .null, "z": 1.databaseValue])
+    #expect(rows[["a": "l".databaseValue]]?.keys == ["a", "m", "z"])
+    // A fixed list's entry has no owner column in the log's images; a keyed list's has.
+    let entries = try queue.read { try StateRows.rows(of: "list_entries", keyColumns: ["list", "id"], $0) }
+    #expect(entries[["list": "all".databaseValue, "id": 1.databaseValue]]?.keys == ["id", "list", "position"])
+    #expect(entries[["list": "p".databaseValue, "id": 2.databaseValue]]?["owner"] == 9.databaseValue)
+  }
+}
