@@ -57,3 +57,15 @@ struct RowImageTests {
     #expect(entries[["list": "p".databaseValue, "id": 2.databaseValue]]?["owner"] == 9.databaseValue)
   }
 }
+
+extension RowImageTests {
+  @Test func mappedValuesStayWithTheirColumns() {
+    // Columns declared out of order: `values` is in sorted order, so building a row again from
+    // them would move them; mapping keeps each with its column.
+    let row = RowImage(RowImage.Columns(["b", "a"]), [2.databaseValue, 1.databaseValue])
+    #expect(row.values == [1.databaseValue, 2.databaseValue])
+    let doubled = row.mapValues { Int64.fromDatabaseValue($0).map { ($0 * 2).databaseValue } ?? $0 }
+    #expect(doubled == ["a": 2.databaseValue, "b": 4.databaseValue])
+    #expect(doubled.columns === row.columns)
+  }
+}

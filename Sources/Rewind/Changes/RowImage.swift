@@ -23,7 +23,9 @@ public struct RowImage: Hashable, Sendable {
   /// The row's columns.
   @inlinable
   public var columns: Columns { storedColumns }
-  /// The value of each column, in the order of `columns.names`.
+  /// The value of each column, in the order of `columns.names` (ascending names), which is not
+  /// necessarily the order the columns were declared in: to change values, use
+  /// ``mapValues(_:)`` or the subscript rather than `RowImage(columns, values)`.
   @inlinable
   public var values: [DatabaseValue] { storedValues }
 
@@ -32,7 +34,8 @@ public struct RowImage: Hashable, Sendable {
   @usableFromInline
   var storedValues: [DatabaseValue]
 
-  /// A row of `columns` with `values` given in the order the columns were declared.
+  /// A row of `columns` with `values` given in the order the columns were declared (in
+  /// `Columns.init(_:)`), not necessarily the order of ``values``.
   ///
   /// - Precondition: as many values as columns.
   @inlinable
@@ -77,6 +80,11 @@ public struct RowImage: Hashable, Sendable {
   /// The row as a dictionary, column → value.
   public var dictionary: [String: DatabaseValue] {
     Dictionary(uniqueKeysWithValues: zip(columns.names, values))
+  }
+
+  /// The row with each value transformed, its columns unchanged.
+  public func mapValues(_ transform: (DatabaseValue) throws -> DatabaseValue) rethrows -> RowImage {
+    RowImage(columns: columns, sortedValues: try values.map(transform))
   }
 
   /// The row with `column` set to `value`, or removed when `value` is `nil`.

@@ -42,13 +42,11 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
 
   /// The entity's row: each column's value, as its table stores it.
   ///
-  /// The engine takes the row of every entity an action changes, before and after the change
-  /// (the log holds both), and writes the table from it. The default is GRDB's encoding of the
-  /// record (`databaseDictionary`: what `encode(to:)` writes, with the entity's date, UUID and
-  /// JSON strategies). An entity on a hot path may build the dictionary itself, skipping GRDB's
-  /// `PersistenceContainer` (about 11,000 instructions an entity): the same columns, with the
-  /// values `init(row:)` reads back. The engine reads every row it writes back through
-  /// `init(row:)`, so memory holds what a reload gives, and a row it cannot read is refused.
+  /// The default is GRDB's encoding of the record (`databaseDictionary`: what `encode(to:)`
+  /// writes, with the entity's date, UUID and JSON strategies), and the default
+  /// ``databaseRowImage()``, the row the engine takes of every entity an action changes (before
+  /// and after; the log holds both), is built from it. An entity on a hot path implements
+  /// ``databaseRowImage()`` instead: the same columns, with the values `init(row:)` reads back.
   func databaseRow() throws -> [String: DatabaseValue]
 
   /// The entity's row as an image: its columns and their values, as its table stores them.
@@ -78,7 +76,11 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
   /// may return `true`. Release builds then skip the read-back. Debug builds still read every
   /// row back, and refuse the action (with ``RewindError/Code/invalidValue``, nothing written)
   /// when the entity reads back as another value, so the claim is tested wherever the app's
-  /// tests change entities.
+  /// tests change entities. The claim covers the row as a whole: every column `init(row:)`
+  /// reads is in the row, with a value it decodes. A release build trusts it: a row missing a
+  /// column would update only the columns it has, and one `init(row:)` cannot decode would make
+  /// the file fail to open. ("Debug builds" are those of the Rewind module, which SwiftPM
+  /// builds with the app's configuration.)
   static var databaseRowRoundTripsExactly: Bool { get }
 }
 
