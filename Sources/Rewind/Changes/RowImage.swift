@@ -153,8 +153,9 @@ extension RowImage {
     /// another order.
     @usableFromInline
     let declaredIndexOfSorted: [Int]?
-    /// Each column's name as JSON text followed by a colon, as the log writes it: for the
-    /// columns of rows built again and again (an entity's), not those of rows read back.
+    /// Each column's name as JSON text followed by a colon, as the log writes it: for declared
+    /// columns, shared by many rows (an entity's, a table scan's), not those made for one row (a
+    /// dictionary's, an edited row's).
     let jsonKeys: [[UInt8]]?
 
     /// Columns named `names`, in any order: a row built on them gives its values in that order.
@@ -170,10 +171,10 @@ extension RowImage {
     }
 
     /// Columns whose names are sorted and distinct already.
-    init(sortedNames: [String], encodingKeys: Bool = false) {
+    init(sortedNames: [String]) {
       names = sortedNames
       declaredIndexOfSorted = nil
-      jsonKeys = encodingKeys ? Self.jsonKeys(sortedNames) : nil
+      jsonKeys = nil
     }
 
     private static func jsonKeys(_ names: [String]) -> [[UInt8]] {
@@ -213,14 +214,14 @@ extension RowImage {
       columns: Columns(sortedNames: kept.map { self.columns.names[$0] }), sortedValues: kept.map { values[$0] })
   }
 
-  /// Images of the rows a statement reads, as the log holds them: the columns are sorted once
-  /// for all the rows of a table scan, and shared by their images.
+  /// Images of the rows a statement reads, as the log holds them: the statement's columns are
+  /// declared once for all the rows of a table scan (sorted, as any `Columns`), and shared by
+  /// their images.
   struct Layout {
     let table: String
     private var columns: Columns?
+    /// The statement's column names, in its order: the order of a row's values.
     private var statementNames: [String] = []
-    /// Where each of the statement's columns goes among the sorted ones.
-    private var sortedIndex: [Int] = []
 
     init(table: String) { self.table = table }
 
@@ -230,14 +231,9 @@ extension RowImage {
       let names = row.columnNames
       if columns == nil || !names.elementsEqual(statementNames) {
         statementNames = Array(names)
-        let order = statementNames.indices.sorted { statementNames[$0] < statementNames[$1] }
-        columns = Columns(sortedNames: order.map { statementNames[$0] })
-        sortedIndex = Array(repeating: 0, count: order.count)
-        for (index, statementIndex) in order.enumerated() { sortedIndex[statementIndex] = index }
+        columns = Columns(statementNames)
       }
-      var values = Array(repeating: DatabaseValue.null, count: sortedIndex.count)
-      for (statementIndex, value) in row.databaseValues.enumerated() { values[sortedIndex[statementIndex]] = value }
-      let image = RowImage(columns: columns!, sortedValues: values)
+      let image = RowImage(columns!, Array(row.databaseValues))
       if table == EngineTable.listEntries.name, image["owner"] == .null { return image.setting("owner", to: nil) }
       return image
     }

@@ -64,9 +64,8 @@ extension HistoryLog {
   func danglingListEntries(in changes: [RowChange], _ db: Database) throws -> [String] {
     var problems: [String] = []
     // Rows the entry itself writes exist once it is written: no query needed (an added task
-    // and its list entry are one entry). A list names entities by their one key column, so
-    // the rows written of a large entry are gathered by table and that column's value: hashing
-    // a string and a value, where a row's whole key is a dictionary, hashed member by member.
+    // and its list entry are one entry). A list names entities by their one key column, so a
+    // row written is known by its table and that column's value.
     var written: Set<WrittenRow>?
     for change in changes where change.table == EngineTable.listEntries.name {
       // A moved entry names what it named (a deletion of that would have cascaded to it).
@@ -81,7 +80,7 @@ extension HistoryLog {
         if changes.count <= 16 {
           // A few changes (an added task, its list entry, the selection): comparing each is
           // cheaper than hashing them all into a set.
-          if changes.contains(where: { Self.writes($0, referenced) }) { continue }
+          if changes.contains(where: { WrittenRow($0) == referenced }) { continue }
         } else {
           if written == nil { written = Set(changes.lazy.compactMap(WrittenRow.init)) }
           if written!.contains(referenced) { continue }
@@ -113,12 +112,6 @@ extension HistoryLog {
       self.column = column
       self.value = value
     }
-  }
-
-  /// Whether `change` writes `row`.
-  private static func writes(_ change: RowChange, _ row: WrittenRow) -> Bool {
-    guard change.table == row.table, change.after != nil, change.key.count == 1 else { return false }
-    return change.key[row.column] == row.value
   }
 
   /// Why an entry failed a foreign key: the first of its rows that refers to a row that does

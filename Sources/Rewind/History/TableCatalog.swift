@@ -143,7 +143,7 @@ struct TableCatalog {
       throw RewindError(.corruptData, "table \(change.table) is not a Rewind table of this database")
     }
     let keyColumns = keys[change.table] ?? []
-    guard change.key.keys == keyColumns.sorted() else {
+    guard change.key.keys == keyColumns else {
       throw RewindError(
         .corruptData,
         "a row of \(change.table) is keyed by \(change.key.keys), not by its primary key \(keyColumns)")
