@@ -61,6 +61,20 @@ struct PayloadWriterTests {
     #expect(try TasksAction.dismiss.writePayload(to: &writer) == false)
   }
 
+  /// An action is logged under its payload's first key (its case name), read without
+  /// decoding the payload; a key that would need unescaping falls back to the type's name.
+  @Test func anActionIsNamedByItsPayloadsFirstKey() {
+    let cases: [(payload: String, name: String)] = [
+      (#"{"add":{"title":"x"}}"#, "add"), (#"{"toggle":{}}"#, "toggle"), (#"{"":1}"#, ""),
+      (#"{"café":1}"#, "café"), (#"{"a\"b":1}"#, "TasksAction"), (#"{"unterminated"#, "TasksAction"),
+      ("{}", "TasksAction"), (#"["add"]"#, "TasksAction"), ("", "TasksAction"), (#"{""#, "TasksAction"),
+    ]
+    for (payload, name) in cases {
+      #expect(TasksAction.logName(customName: nil, payload: payload) == name, "\(payload)")
+    }
+    #expect(TasksAction.logName(customName: "custom", payload: #"{"add":1}"#) == "custom")
+  }
+
   @Test func aStoreLogsTheWrittenPayloads() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

@@ -67,6 +67,36 @@ struct RowChangeJSONTests {
     }
   }
 
+  /// Strings are escaped byte for byte as a plain per-byte escaper does, wherever the bytes
+  /// that need escaping fall (first, last, in a row, alone), and read back as themselves.
+  @Test func escapesStringsAsAPerByteEscaperDoes() async {
+    func reference(_ string: String) -> String {
+      var out = Array("\"".utf8)
+      for byte in string.utf8 {
+        switch byte {
+        case UInt8(ascii: "\""): out += #"\""#.utf8
+        case UInt8(ascii: "\\"): out += #"\\"#.utf8
+        case UInt8(ascii: "\n"): out += #"\n"#.utf8
+        case UInt8(ascii: "\r"): out += #"\r"#.utf8
+        case UInt8(ascii: "\t"): out += #"\t"#.utf8
+        case ..<0x20: out += String(format: "\\u%04x", byte).utf8
+        default: out.append(byte)
+        }
+      }
+      return String(decoding: out + Array("\"".utf8), as: UTF8.self)
+    }
+    let pieces = Gen.element(of: [
+      "a", "xyz", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "😀", "{\"id\":1}",
+    ])
+    await checkProperty(count: 500, input: pieces.array(of: 0...12)) { picked in
+      let string = picked.compactMap { $0 }.joined()
+      var text = ""
+      JSONText.appendString(string, to: &text)
+      #expect(text == reference(string))
+      #expect((try? JSONDecoder().decode([String].self, from: Data("[\(text)]".utf8))) == [string])
+    }
+  }
+
   @Test(arguments: [0, 7, -1, 10, -10, 1_234_567_890, Int64.max, Int64.min, Int64.min + 1])
   func writesIntegersAsSwiftDoes(_ value: Int64) throws {
     let change = RowChange(table: "t", key: ["id": value.databaseValue], before: nil, after: nil)

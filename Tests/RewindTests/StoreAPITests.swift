@@ -102,6 +102,18 @@ struct ScopedObservationTests {
     #expect(store.state.visibleTasks.map(\.title) == ["Oat milk"])
   }
 
+  /// The history's position is observed with the state: a send, an undo and a redo each
+  /// notify readers of `lastSeq`, `canUndo` and `canRedo`.
+  @Test func historyReadersAreNotifiedByEveryCommit() throws {
+    let store = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
+    #expect(try notifies({ _ = store.lastSeq }, when: { try store.send(.add(title: "Milk")) }))
+    #expect(try notifies({ _ = store.canUndo }, when: { try store.send(.add(title: "Bread")) }))
+    #expect(try notifies({ _ = store.canRedo }, when: { try store.undo() }))
+    #expect(store.canRedo)
+    #expect(try notifies({ _ = store.lastSeq }, when: { try store.redo() }))
+    #expect(!store.canRedo)
+  }
+
   @Test func undoRefreshesScopedStoresToo() throws {
     let store = try TasksStore(inMemory: TasksState(), reducer: TasksReducer())
     try store.send(.add(title: "Milk"))

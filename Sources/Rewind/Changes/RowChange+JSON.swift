@@ -139,27 +139,29 @@ enum JSONText {
 
   static func appendString(_ string: String, to out: inout [UInt8]) {
     // Through the string's contiguous UTF-8 (no copy for native strings): a loop over a
-    // buffer, and one copy into `out` when nothing needs escaping, as is usual.
+    // buffer, and the runs between the bytes that need escaping copied whole (view-state
+    // values are JSON text, full of quotes).
     var string = string
     string.withUTF8 { bytes in
       out.append(UInt8(ascii: "\""))
-      if bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-        out.append(contentsOf: bytes)
-      } else {
-        for byte in bytes {
-          switch byte {
-          case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-          case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-          case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
-          case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
-          case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
-          case ..<0x20:
-            let hex = String(byte, radix: 16)
-            out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-          default: out.append(byte)
-          }
+      var runStart = 0
+      for index in bytes.indices {
+        let byte = bytes[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+        runStart = index + 1
+        out.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+        case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
+        default:
+          let hex = String(byte, radix: 16)
+          out.append(contentsOf: ("u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
         }
       }
+      if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
       out.append(UInt8(ascii: "\""))
     }
   }

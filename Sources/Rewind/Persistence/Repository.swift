@@ -228,7 +228,7 @@ final class Repository<State: PersistentState> {
         prepareCheckpoints(db)
         return try db.inImmediateTransaction(statements: history.statements) {
           let sync = try history.sync(db)
-          try checkAppSchema(history)
+          try checkAppSchema(version: history.tables.appSchema.version)
           if try follow(db, sync, &history) || !sync.isCurrent { synced = history }
           return try body(db, &history)
         }
@@ -255,8 +255,10 @@ final class Repository<State: PersistentState> {
 
   /// Throws ``RewindError/Code/newerAppSchema`` once a newer version of the app migrated the
   /// file this store has open: its state no longer has the file's shape.
-  func checkAppSchema(_ history: HistoryLog) throws {
-    let fileVersion = history.tables.appSchema.version
+  ///
+  /// It takes the version, not the history: a `HistoryLog` passed from a stored property is
+  /// copied whole for the call, on every write.
+  func checkAppSchema(version fileVersion: Int) throws {
     guard fileVersion <= schema.version else {
       throw RewindError(
         .newerAppSchema,

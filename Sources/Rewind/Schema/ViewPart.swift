@@ -270,16 +270,3 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     }
   }
 }
-
-/// Reads the members of a JSON object's text.
-enum JSONObjectMembers {
-  /// The first key of a JSON object's text, when it needs no unescaping.
-  static func firstKey(_ text: String) -> String? {
-    var utf8 = text.utf8[...]
-    guard utf8.popFirst() == UInt8(ascii: "{"), utf8.popFirst() == UInt8(ascii: "\"") else { return nil }
-    guard let end = utf8.firstIndex(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
-      utf8[end] == UInt8(ascii: "\"")
-    else { return nil }
-    return String(utf8[..<end])
-  }
-}

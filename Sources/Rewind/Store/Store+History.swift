@@ -3,13 +3,13 @@ import GRDB
 extension Store {
   /// Whether there is an undo step to revert.
   public var canUndo: Bool {
-    registrar.access(self, keyPath: historyKeyPath)
+    registrar.access(self, keyPath: commitKeyPath)
     return repository.history.canUndo
   }
 
   /// Whether there is an undone step to reapply.
   public var canRedo: Bool {
-    registrar.access(self, keyPath: historyKeyPath)
+    registrar.access(self, keyPath: commitKeyPath)
     return repository.history.canRedo
   }
 

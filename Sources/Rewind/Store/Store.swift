@@ -63,9 +63,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     Task { @MainActor in effects.cancelAll() }
   }
 
-  // Key paths into a generic class are built at run time on each use: build them once.
-  let stateKeyPath = \Store.state
-  let historyKeyPath = \Store.lastSeq
+  /// The key path observers of the state and of the history are registered under. A commit
+  /// moves both, so they are observed as one: one mutation to announce per commit. (Key paths
+  /// into a generic class are built at run time on each use: built once.)
+  let commitKeyPath = \Store.state
   /// What the reducer, and the effects it starts, read with `@Dependency`: the values current
   /// when the store was created, changed by the init's `withDependencies`. Setting them changes
   /// what later actions and effects read; running effects keep the values they started with.
@@ -131,7 +132,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
 
   /// The current state: always the last committed one.
   public var state: State {
-    registrar.access(self, keyPath: stateKeyPath)
+    registrar.access(self, keyPath: commitKeyPath)
     return current
   }
 
@@ -141,7 +142,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
 
   /// The seq of the last log entry.
   public var lastSeq: Int64 {
-    registrar.access(self, keyPath: historyKeyPath)
+    registrar.access(self, keyPath: commitKeyPath)
     return repository.history.lastSeq
   }
 
@@ -357,7 +358,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   private func readFile() throws -> (HistoryLog, State) {
     try repository.database.read { db in
       let history = try HistoryLog(db)
-      try repository.checkAppSchema(history)
+      try repository.checkAppSchema(version: history.tables.appSchema.version)
       return (history, try repository.schema.loaded(db, onto: current))
     }
   }
@@ -369,11 +370,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     Dependencies.withDependencies(update) { DependencyValues._current }
   }
 
-  /// Tells observers that a commit moved the state and the history. (``canUndo`` and
-  /// ``canRedo`` change only with a commit; they are observed through ``lastSeq``.)
+  /// Tells observers that a commit moved the state and the history. (``lastSeq``, ``canUndo``
+  /// and ``canRedo`` change only with a commit; they are observed with the state.)
   func didCommit() {
-    registrar.withMutation(of: self, keyPath: stateKeyPath) {}
-    registrar.withMutation(of: self, keyPath: historyKeyPath) {}
+    registrar.withMutation(of: self, keyPath: commitKeyPath) {}
     refreshScopes()
   }
 }
