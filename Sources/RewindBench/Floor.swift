@@ -9,7 +9,7 @@ import GRDBSQLite
 /// upserts and deletes, its undo-stack write, its log insert with the same JSON text), each
 /// prepared once, in one transaction per action opened and closed by prepared `BEGIN
 /// IMMEDIATE` and `COMMIT` statements, as the engine's are (and SQLite's own WAL checkpoints,
-/// as the engine's). It starts from a copy of the engine's file, so after a run both files must
+/// as the engine's), on a connection with the engine's settings. It starts from a copy of the engine's file, so after a run both files must
 /// hold the same rows, byte for byte: ``compare(_:_:)`` checks that.
 final class Floor {
   private var db: OpaquePointer?
@@ -17,10 +17,13 @@ final class Floor {
   private let begin: OpaquePointer
   private let commit: OpaquePointer
 
-  init(path: String) throws {
+  /// Opens the file with the settings the engine's connections run (foreign keys on, its
+  /// `synchronous`, its page cache), or with foreign keys off, as SQLite's default is.
+  init(path: String, foreignKeys: Bool = true) throws {
     guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw FloorError("open \(path)") }
     try Self.execute(db, "PRAGMA journal_mode = WAL")
-    try Self.execute(db, "PRAGMA synchronous = NORMAL")
+    for pragma in Durability.normal.connectionPragmas { try Self.execute(db, pragma) }
+    if !foreignKeys { try Self.execute(db, "PRAGMA foreign_keys = OFF") }
     begin = try Self.prepare(db, "BEGIN IMMEDIATE")
     commit = try Self.prepare(db, "COMMIT")
   }

@@ -25,7 +25,7 @@ struct InstructionCount {
     var opens: [String] = []
     var lines = [
       "Instructions per send (callgrind, \(Self.actions) sends of the mix after \(Self.warmup) to warm up)",
-      "tasks    | engine     | floor      | engine/floor | floor, no json_valid   | floor, no undo_steps",
+      "tasks    | engine     | floor      | engine/floor | floor, no foreign keys | floor, no undo_steps",
     ]
     for size in sizes {
       note("instructions, \(size) tasks: creating the database")
@@ -46,17 +46,14 @@ struct InstructionCount {
       let engine = try callgrind(
         collecting: "callgrindEngineSends", label: "engine.\(size)",
         ["--callgrind-child", "engine", "--path", enginePath, "--size", "\(size)"])
-      // The floor as the engine writes, then two variants that price the schema's own costs:
-      // without the log's json_valid checks, and without the undo-stack writes.
+      // The floor as the engine writes, then two variants that price what the engine asks of
+      // SQLite: foreign keys enforced (its connections' setting), and the undo-stack writes.
       var floors: [Double] = []
       for variant in Variant.allCases {
         note("instructions, \(size) tasks: the floor (\(variant.rawValue)) under callgrind")
         let copy = temporaryDatabase("instructions-floor-\(variant.rawValue)")
         defer { removeDatabase(copy) }
         try FileManager.default.copyItem(atPath: floorPath, toPath: copy)
-        if variant == .withoutJSONChecks {
-          try DatabaseQueue(path: copy).write { try $0.execute(sql: Self.logWithoutJSONChecks) }
-        }
         let count = try callgrind(
           collecting: "callgrindFloorReplay", label: "floor-\(variant.rawValue).\(size)",
           ["--callgrind-child", "floor", "--variant", variant.rawValue, "--path", copy, "--engine-path", enginePath])
@@ -134,19 +131,11 @@ struct InstructionCount {
   /// What the floor replays: the engine's statements on its schema, or a variant.
   enum Variant: String, CaseIterable {
     case asEngine = "as-engine"
-    case withoutJSONChecks = "no-json-valid"
+    /// The floor as it was before it ran the engine's connection settings: foreign keys off
+    /// (SQLite's default), so no foreign-key checks and no statement journal per upsert.
+    case withoutForeignKeys = "no-foreign-keys"
     case withoutUndoSteps = "no-undo-steps"
   }
-
-  /// The log table rebuilt without its `CHECK (json_valid(…))` constraints.
-  static let logWithoutJSONChecks = """
-    CREATE TABLE action_log_plain (
-      seq INTEGER PRIMARY KEY, time TEXT NOT NULL, action TEXT NOT NULL, payload TEXT NOT NULL,
-      changes TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'action', step INTEGER, group_key TEXT);
-    INSERT INTO action_log_plain SELECT seq, time, action, payload, changes, kind, step, group_key FROM action_log;
-    DROP TABLE action_log;
-    ALTER TABLE action_log_plain RENAME TO action_log;
-    """
 
   static let valgrind = ProcessInfo.processInfo.environment["VALGRIND"] ?? "/usr/bin/valgrind"
 
@@ -230,7 +219,7 @@ struct InstructionCount {
       if variant == Variant.withoutUndoSteps.rawValue {
         entries = entries.map { $0.filter { !$0.sql.contains("undo_steps") } }
       }
-      let floor = try Floor(path: path)
+      let floor = try Floor(path: path, foreignKeys: variant != Variant.withoutForeignKeys.rawValue)
       for entry in entries.prefix(warmup) { try floor.perform(entry) }
       try callgrindFloorReplay(floor, Array(entries.dropFirst(warmup)))
     case "open":

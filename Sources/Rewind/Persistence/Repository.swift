@@ -13,8 +13,6 @@ final class Repository<State: PersistentState> {
   let schema: StateSchema<State>
   /// The most rows in one `initialize` entry: about 2.5 MB of log text for rows of tasks.
   static var initialBatchRows: Int { 10_000 }
-  /// The most memory SQLite's page cache may use, in KiB.
-  static var pageCacheKiB: Int { 32_768 }
 
   /// The log's position, as the file holds it; see ``write(following:_:)``.
   var history: HistoryLog
@@ -67,11 +65,7 @@ final class Repository<State: PersistentState> {
     configuration.busyMode = LockWait.busyMode
     configuration.readonly = readOnly
     configuration.prepareDatabase { db in
-      try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")
-      // SQLite's default 2 MB page cache no longer holds the B-tree pages undo and redo walk
-      // once the log reaches about a million entries, and they slow down by ~1.7x. The cache
-      // grows only as pages are used, so a larger ceiling costs a small database nothing.
-      try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
+      for pragma in durability.connectionPragmas { try db.execute(sql: pragma) }
     }
     // The workers open the file again later, from other threads: by its absolute path, which
     // a change of the working directory meanwhile does not point at another file.
