@@ -13,23 +13,22 @@ import GRDB
 extension RowChange {
   /// The JSON text of `changes`, as stored in `action_log.changes`.
   public static func json(_ changes: [RowChange]) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity(256 * changes.count)
+    var out = TextBuffer(capacity: 256 * changes.count)
     out.append(UInt8(ascii: "["))
     for (index, change) in changes.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      out.append(contentsOf: #"{"table":"#.utf8)
+      out.appendLiteral(#"{"table":"#)
       JSONText.appendString(change.table, to: &out)
-      out.append(contentsOf: #","key":"#.utf8)
+      out.appendLiteral(#","key":"#)
       JSONText.appendRow(change.key, to: &out)
-      out.append(contentsOf: #","before":"#.utf8)
+      out.appendLiteral(#","before":"#)
       JSONText.appendRow(change.before, to: &out)
-      out.append(contentsOf: #","after":"#.utf8)
+      out.appendLiteral(#","after":"#)
       JSONText.appendRow(change.after, to: &out)
       out.append(UInt8(ascii: "}"))
     }
     out.append(UInt8(ascii: "]"))
-    return String(decoding: out, as: UTF8.self)
+    return out.text()
   }
 
   /// Decodes the JSON text of `action_log.changes`.
@@ -91,83 +90,103 @@ enum JSONText {
   }
 
   /// Appends a row image: its columns are in key order already, their keys written as JSON.
-  static func appendRow(_ row: RowImage?, to out: inout [UInt8]) {
+  static func appendRow<Out: TextOutput & ~Copyable>(_ row: RowImage?, to out: inout Out) {
     guard let row else {
-      out.append(contentsOf: "null".utf8)
+      out.appendLiteral("null")
       return
     }
     out.append(UInt8(ascii: "{"))
-    let (names, keys) = (row.columns.names, row.columns.jsonKeys)
-    for index in row.values.indices {
-      if index > 0 { out.append(UInt8(ascii: ",")) }
-      if let keys {
-        out.append(contentsOf: keys[index])
-      } else {
-        appendString(names[index], to: &out)
-        out.append(UInt8(ascii: ":"))
+    let columns = row.columns
+    // Keys and values read in place: copying each out of its array costs a retain and a release.
+    row.values.withUnsafeBufferPointer { values in
+      guard let keys = columns.jsonKeys else {
+        for index in values.indices {
+          if index > 0 { out.append(UInt8(ascii: ",")) }
+          appendString(columns.names[index], to: &out)
+          out.append(UInt8(ascii: ":"))
+          appendValue(values[index], to: &out)
+        }
+        return
       }
-      appendValue(row.values[index], to: &out)
+      keys.text.withUnsafeBufferPointer { text in
+        var start = 0
+        for index in values.indices {
+          if index > 0 { out.append(UInt8(ascii: ",")) }
+          let end = keys.ends[index]
+          out.appendBytes(UnsafeBufferPointer(rebasing: text[start..<end]))
+          start = end
+          appendValue(values[index], to: &out)
+        }
+      }
     }
     out.append(UInt8(ascii: "}"))
   }
 
-  static func appendValue(_ value: DatabaseValue, to out: inout [UInt8]) {
+  static func appendValue<Out: TextOutput & ~Copyable>(_ value: DatabaseValue, to out: inout Out) {
     switch value.storage {
     case .null:
-      out.append(contentsOf: "null".utf8)
+      out.appendLiteral("null")
     case .int64(let int):
       appendInteger(int, to: &out)
     case .double(let double):
       if double.isFinite {
-        out.append(contentsOf: "\(double)".utf8)
+        appendRaw("\(double)", to: &out)
       } else {
-        out.append(contentsOf: (#"{"$real":""# + (double.isNaN ? "nan" : double < 0 ? "-inf" : "inf") + #""}"#).utf8)
+        appendRaw(#"{"$real":""# + (double.isNaN ? "nan" : double < 0 ? "-inf" : "inf") + #""}"#, to: &out)
       }
     case .string(let string):
       appendString(string, to: &out)
     case .blob(let data):
-      out.append(contentsOf: (#"{"$blob":""# + data.base64EncodedString() + #""}"#).utf8)
+      appendRaw(#"{"$blob":""# + data.base64EncodedString() + #""}"#, to: &out)
     }
   }
 
   /// Appends text that is JSON already (a number, `null`), through its contiguous UTF-8:
-  /// `append(contentsOf: text.utf8)` goes through the view's generic iteration.
-  static func appendRaw(_ text: String, to out: inout [UInt8]) {
+  /// appending `text.utf8` goes through the view's generic iteration.
+  static func appendRaw<Out: TextOutput & ~Copyable>(_ text: String, to out: inout Out) {
     var text = text
-    text.withUTF8 { out.append(contentsOf: $0) }
+    text.withUTF8 { out.appendBytes($0) }
   }
 
-  static func appendString(_ string: String, to out: inout [UInt8]) {
-    // Through the string's contiguous UTF-8 (no copy for native strings): a loop over a
+  static func appendString<Out: TextOutput & ~Copyable>(_ string: String, to out: inout Out) {
+    // Through the string's contiguous UTF-8, read in place (a native string's): a loop over a
     // buffer, and the runs between the bytes that need escaping copied whole (view-state
     // values are JSON text, full of quotes).
-    var string = string
-    string.withUTF8 { bytes in
-      out.append(UInt8(ascii: "\""))
-      var runStart = 0
-      for index in bytes.indices {
-        let byte = bytes[index]
-        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-        if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-        runStart = index + 1
-        out.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
-        case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
-        case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
-        case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
-        default:
-          let hex = String(byte, radix: 16)
-          out.append(contentsOf: ("u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-        }
-      }
-      if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
-      out.append(UInt8(ascii: "\""))
+    guard string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) != nil else {
+      // A string not stored as UTF-8 (bridged): made contiguous first.
+      var string = string
+      string.withUTF8 { appendEscaped($0, to: &out) }
+      return
     }
   }
 
+  /// Appends `bytes`, UTF-8, as a JSON string.
+  private static func appendEscaped<Out: TextOutput & ~Copyable>(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout Out)
+  {
+    out.append(UInt8(ascii: "\""))
+    var runStart = 0
+    for index in bytes.indices {
+      let byte = bytes[index]
+      guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+      if runStart < index { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+      runStart = index + 1
+      out.append(UInt8(ascii: "\\"))
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+      case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+      case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+      case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
+      default:
+        let hex = String(byte, radix: 16)
+        appendRaw("u" + String(repeating: "0", count: 4 - hex.count) + hex, to: &out)
+      }
+    }
+    if runStart < bytes.count { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+    out.append(UInt8(ascii: "\""))
+  }
+
   /// Appends the decimal digits of `value`, as `String(value)` writes them.
-  static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+  static func appendInteger<Out: TextOutput & ~Copyable>(_ value: Int64, to out: inout Out) {
     if value < 0 { out.append(UInt8(ascii: "-")) }
     var magnitude = value.magnitude
     // At most 20 digits; written from the end of a small buffer, then copied.
@@ -178,7 +197,7 @@ enum JSONText {
         digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
         magnitude /= 10
       } while magnitude > 0
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+      out.appendBytes(UnsafeBufferPointer(rebasing: digits[start...]))
     }
   }
 }

@@ -153,10 +153,11 @@ extension RowImage {
     /// another order.
     @usableFromInline
     let declaredIndexOfSorted: [Int]?
-    /// Each column's name as JSON text followed by a colon, as the log writes it: for declared
-    /// columns, shared by many rows (an entity's, a table scan's), not those made for one row (a
-    /// dictionary's, an edited row's).
-    let jsonKeys: [[UInt8]]?
+    /// Each column's name as JSON text followed by a colon, as the log writes it, one after
+    /// the other (column `i`'s ends at `jsonKeyEnds[i]`): for declared columns, shared by many
+    /// rows (an entity's, a table scan's), not those made for one row (a dictionary's, an
+    /// edited row's). One array, read in place: an array per key costs a retain per value.
+    let jsonKeys: (text: [UInt8], ends: [Int])?
 
     /// Columns named `names`, in any order: a row built on them gives its values in that order.
     ///
@@ -177,13 +178,14 @@ extension RowImage {
       jsonKeys = nil
     }
 
-    private static func jsonKeys(_ names: [String]) -> [[UInt8]] {
-      names.map { name in
-        var key: [UInt8] = []
-        JSONText.appendString(name, to: &key)
-        key.append(UInt8(ascii: ":"))
-        return key
+    private static func jsonKeys(_ names: [String]) -> (text: [UInt8], ends: [Int]) {
+      var (text, ends): ([UInt8], [Int]) = ([], [])
+      for name in names {
+        JSONText.appendString(name, to: &text)
+        text.append(UInt8(ascii: ":"))
+        ends.append(text.count)
       }
+      return (text, ends)
     }
 
     /// The place of `name` among the columns: a row has a handful, compared in turn; past 16,
