@@ -39,14 +39,15 @@ public struct TaskItem: Entity {
     projectID = try row.decode(forColumn: "projectId")
   }
 
-  /// The columns of a task's row, named once for every row.
-  static let columns = RowImage.Columns(["id", "title", "done", "notes", "projectId"])
+  /// The columns of a task's row, named once for every row, in ascending order: an image's
+  /// values are kept in that order, so values given in it are not rearranged.
+  static let columns = RowImage.Columns(["done", "id", "notes", "projectId", "title"])
 
   /// The row the engine writes, built directly rather than through GRDB's container.
   public func databaseRowImage() -> RowImage {
     RowImage(
       Self.columns,
-      [id.databaseValue, title.databaseValue, isDone.databaseValue, notes.databaseValue, projectID.databaseValue])
+      [isDone.databaseValue, id.databaseValue, notes.databaseValue, projectID.databaseValue, title.databaseValue])
   }
 
   /// Integers, strings and a boolean: `init(row:)` reads the row back as this very task, so

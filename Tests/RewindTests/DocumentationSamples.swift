@@ -25,10 +25,11 @@ struct Note: Entity {
 }
 
 extension Note {
-  static let columns = RowImage.Columns(["id", "text", "isPinned"])
+  // In ascending order, so that each image keeps the values as given.
+  static let columns = RowImage.Columns(["id", "isPinned", "text"])
 
   func databaseRowImage() -> RowImage {
-    RowImage(Self.columns, [id.databaseValue, text.databaseValue, isPinned.databaseValue])
+    RowImage(Self.columns, [id.databaseValue, isPinned.databaseValue, text.databaseValue])
   }
 
   // Integers, text and a boolean read back as written: release builds skip the read-back.

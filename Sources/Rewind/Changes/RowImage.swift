@@ -160,6 +160,8 @@ extension RowImage {
     let jsonKeys: (text: [UInt8], ends: [Int])?
 
     /// Columns named `names`, in any order: a row built on them gives its values in that order.
+    /// Named in ascending order (as `<` orders strings), a row keeps its values as given;
+    /// otherwise each row is a rearranged copy of them.
     ///
     /// - Precondition: no name repeats.
     public init(_ names: [String]) {

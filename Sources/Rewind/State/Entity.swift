@@ -55,12 +55,14 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
   /// ``databaseRow()``, whose columns are sorted on every call. An entity on a hot path names
   /// its columns once, in a shared ``RowImage/Columns``, and gives its values in their order:
   /// no dictionary is built or sorted, and the log and the table writer use the columns as
-  /// they are (about 3,000 instructions less for each row of five columns).
+  /// they are (about 3,000 instructions less for each row of five columns). Columns named in
+  /// ascending order (as `<` orders strings) also spare each image a rearranged copy of its
+  /// values (another 900 instructions):
   ///
   /// ```swift
-  /// static let columns = RowImage.Columns(["id", "text", "isPinned"])
+  /// static let columns = RowImage.Columns(["id", "isPinned", "text"])
   /// func databaseRowImage() -> RowImage {
-  ///   RowImage(Self.columns, [id.databaseValue, text.databaseValue, isPinned.databaseValue])
+  ///   RowImage(Self.columns, [id.databaseValue, isPinned.databaseValue, text.databaseValue])
   /// }
   /// ```
   func databaseRowImage() throws -> RowImage
