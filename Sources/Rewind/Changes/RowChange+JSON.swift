@@ -152,11 +152,10 @@ enum JSONText {
     // Through the string's contiguous UTF-8, read in place (a native string's): a loop over a
     // buffer, and the runs between the bytes that need escaping copied whole (view-state
     // values are JSON text, full of quotes).
-    guard string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) != nil else {
+    if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) == nil {
       // A string not stored as UTF-8 (bridged): made contiguous first.
       var string = string
       string.withUTF8 { appendEscaped($0, to: &out) }
-      return
     }
   }
 

@@ -154,7 +154,7 @@ extension RowImage {
     @usableFromInline
     let declaredIndexOfSorted: [Int]?
     /// Each column's name as JSON text followed by a colon, as the log writes it, one after
-    /// the other (column `i`'s ends at `jsonKeyEnds[i]`): for declared columns, shared by many
+    /// the other (column `i`'s ends at `ends[i]`): for declared columns, shared by many
     /// rows (an entity's, a table scan's), not those made for one row (a dictionary's, an
     /// edited row's). One array, read in place: an array per key costs a retain per value.
     let jsonKeys: (text: [UInt8], ends: [Int])?

@@ -5,12 +5,6 @@ protocol TextOutput: ~Copyable {
 }
 
 extension TextOutput where Self: ~Copyable {
-  /// Appends the bytes of `bytes`.
-  @inline(__always)
-  mutating func appendBytes(_ bytes: [UInt8]) {
-    bytes.withUnsafeBufferPointer { appendBytes($0) }
-  }
-
   /// Appends a literal's bytes (`"null"`).
   @inline(__always)
   mutating func appendLiteral(_ text: StaticString) {
