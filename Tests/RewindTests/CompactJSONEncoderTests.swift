@@ -81,11 +81,9 @@ struct CompactJSONEncoderTests {
     #expect(whole.count == (try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?.count)
     #expect(try CompactJSONEncoder.encodeMembers([1, 2]) == nil)
     #expect(try CompactJSONEncoder.encodeMembers("text") == nil)
-    // Scalars whose `Encodable` form is a keyed container are no objects, with a memo or not.
-    let url = URL(string: "https://example.com")!
-    #expect(try CompactJSONEncoder.encodeMembers(url) == nil)
-    #expect(try CompactJSONEncoder.encodeMembers(url, memo: CompactJSONEncoder.MemberMemo()) == nil)
-    #expect(try CompactJSONEncoder.encodeMembers(Decimal(1.5), memo: CompactJSONEncoder.MemberMemo()) == nil)
+    // Scalars whose `Encodable` form is a keyed container are no objects.
+    #expect(try CompactJSONEncoder.encodeMembers(URL(string: "https://example.com")!) == nil)
+    #expect(try CompactJSONEncoder.encodeMembers(Decimal(1.5)) == nil)
   }
 
   /// Random trees of objects, arrays and scalars, with keys that need escaping, keys outside
@@ -115,78 +113,6 @@ struct CompactJSONEncoderTests {
       let tree = value(depth: 0)
       #expect(try CompactJSONEncoder.encode(tree) == String(decoding: try encoder.encode(tree), as: UTF8.self))
     }
-  }
-
-  /// A memo gives the members the encoder gives without one, over random changes of some
-  /// members at a time, and encodes again only the members that changed.
-  @Test(arguments: 0..<3) func aMemoReusesTheTextOfEqualMembersOnly(seed: UInt64) throws {
-    final class Counter: @unchecked Sendable { var encodes = 0 }
-    struct Counted: Encodable, Equatable {
-      var value: Int
-      let counter: Counter
-      func encode(to encoder: any Encoder) throws {
-        counter.encodes += 1
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-      }
-      static func == (lhs: Self, rhs: Self) -> Bool { lhs.value == rhs.value }
-    }
-    struct Screen: Encodable, Equatable {
-      var tree: JSONValue
-      var optional: [String: Int]?
-      var modes: [Everything.Mode]
-      var counted: Counted
-      var title: String
-    }
-    var random = SplitMix64(seed: seed)
-    let counter = Counter()
-    func tree() -> JSONValue {
-      switch random.next() % 4 {
-      case 0: .integer(Int64(random.next() % 5))
-      case 1: .array([.string("s\(random.next() % 3)"), .null])
-      case 2: .object(["k\(random.next() % 3)": .bool(random.next() % 2 == 0)])
-      default: .real(Double(random.next() % 8) / 4)
-      }
-    }
-    var screen = Screen(
-      tree: .null, optional: nil, modes: [.plain], counted: Counted(value: 0, counter: counter), title: "t")
-    let memo = CompactJSONEncoder.MemberMemo()
-    _ = try CompactJSONEncoder.encodeMembers(screen, memo: memo)
-    #expect(counter.encodes == 1)
-    for _ in 0..<300 {
-      let countedBefore = screen.counted.value
-      if random.next() % 2 == 0 { screen.tree = tree() }
-      if random.next() % 3 == 0 { screen.optional = random.next() % 2 == 0 ? nil : ["a": Int(random.next() % 3)] }
-      if random.next() % 3 == 0 {
-        screen.modes = random.next() % 2 == 0 ? [] : [.labelled(name: "n\(random.next() % 2)", count: 1), .plain]
-      }
-      if random.next() % 4 == 0 { screen.counted.value = Int(random.next() % 3) }
-      if random.next() % 4 == 0 { screen.title = "t\(random.next() % 3)" }
-      let encodesBefore = counter.encodes
-      let remembered = try CompactJSONEncoder.encodeMembers(screen, memo: memo)
-      #expect(counter.encodes - encodesBefore == (screen.counted.value == countedBefore ? 0 : 1))
-      #expect(remembered == (try CompactJSONEncoder.encodeMembers(screen)))
-    }
-  }
-
-  /// The memo compares a member with the value remembered under its key only when both are of
-  /// one type: a value of another type under that key (an enum's payload, a type-erased
-  /// member) is encoded, even where the two hold the same bytes.
-  @Test func aMemoNeverReusesTheTextOfAnotherType() throws {
-    struct Holder<Value: Encodable>: Encodable { var member: Value }
-    enum First: String, Encodable { case only = "first" }
-    enum Second: String, Encodable { case only = "second" }
-    let memo = CompactJSONEncoder.MemberMemo()
-    // Equal bytes: the bit pattern of 1.5 as an integer, then 1.5.
-    let bits = Int64(bitPattern: 1.5.bitPattern)
-    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: bits), memo: memo) == ["member": "\(bits)"])
-    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: 1.5), memo: memo) == ["member": "1.5"])
-    // No bytes at all: any two values of these types would compare equal as the other type.
-    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: First.only), memo: memo) == ["member": #""first""#])
-    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: Second.only), memo: memo) == ["member": #""second""#])
-    // And an equal value of the same type reuses the text, as before.
-    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: Second.only), memo: memo) == ["member": #""second""#])
-    #expect(try CompactJSONEncoder.encodeMembers(Holder(member: [2]), memo: memo) == ["member": "[2]"])
   }
 
   /// Nested containers are filled after their parent's later members, as a type's

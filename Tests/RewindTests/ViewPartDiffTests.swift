@@ -8,7 +8,8 @@ import Testing
 // A view part finds what changed by comparing each property's JSON with the rows it wrote:
 // whatever the properties do (an optional going to nil and back, one whose default is not
 // nil, several at once), the file must hold exactly the value in memory, and each entry
-// must change exactly the rows of the properties whose JSON changed.
+// must change exactly the rows of the properties whose JSON changed, after undo, redo, jumps and
+// failed sends as after sends.
 
 private struct Dot: Entity {
   static let databaseTableName = "dots"
@@ -56,28 +57,44 @@ struct ViewPartDiffTests {
       let created = store.lastSeq
       for code in codes {
         var random = SplitMix64(seed: UInt64(code))
-        var screen = store.state.screen
-        // One to all properties at a time, each to one of a few values (so some repeat).
-        if random.next() % 2 == 0 { screen.selection = random.next() % 3 == 0 ? nil : Int64(random.next() % 3) }
-        if random.next() % 2 == 0 { screen.search = ["", "a", "ab"][Int(random.next() % 3)] }
-        if random.next() % 2 == 0 { screen.expanded = random.next() % 3 == 0 ? nil : [Int(random.next() % 2)] }
-        if random.next() % 2 == 0 { screen.isEditing.toggle() }
-        if random.next() % 2 == 0 { screen.note = random.next() % 2 == 0 ? nil : "n\(random.next() % 2)" }
-        let before = store.state.screen
-        let seq = try store.send(.set(screen))
-        #expect(store.state.screen == screen)
-        // The rows the entry changed: the properties whose JSON changed, no other.
-        let changed = try Self.changedProperties(before, screen)
-        if changed.isEmpty {
-          #expect(seq == nil)
-        } else {
-          let logged = try store.repository.database.read { db in
-            try String.fetchOne(db, sql: "SELECT changes FROM action_log WHERE seq = ?", arguments: [seq])
+        // Undo, redo and jumps replace the rows from the log: the next send must diff against
+        // them, not against what the part remembered of its own last write.
+        switch random.next() % 8 {
+        case 0: _ = try store.undo()
+        case 1: _ = try store.redo()
+        case 2: _ = try store.jump(to: created + Int64(random.next() % UInt64(store.lastSeq - created + 1)))
+        default:
+          var screen = store.state.screen
+          // One to all properties at a time, each to one of a few values (so some repeat).
+          if random.next() % 2 == 0 { screen.selection = random.next() % 3 == 0 ? nil : Int64(random.next() % 3) }
+          if random.next() % 2 == 0 { screen.search = ["", "a", "ab"][Int(random.next() % 3)] }
+          if random.next() % 2 == 0 { screen.expanded = random.next() % 3 == 0 ? nil : [Int(random.next() % 2)] }
+          if random.next() % 2 == 0 { screen.isEditing.toggle() }
+          if random.next() % 2 == 0 { screen.note = random.next() % 2 == 0 ? nil : "n\(random.next() % 2)" }
+          let before = store.state.screen
+          let changed = try Self.changedProperties(before, screen)
+          if random.next() % 6 == 0, !changed.isEmpty {
+            // A send whose commit fails leaves memory as the file holds it.
+            try Self.failLogInserts(store, true)
+            #expect(throws: RewindError.self) { try store.send(.set(screen)) }
+            try Self.failLogInserts(store, false)
+            #expect(store.state.screen == before)
+            break
           }
-          let paths = try RowChange.decodeJSON(try #require(logged)).compactMap {
-            $0.table == "view_state" ? $0.key["path"].flatMap(String.fromDatabaseValue) : nil
+          let seq = try store.send(.set(screen))
+          #expect(store.state.screen == screen)
+          // The rows the entry changed: the properties whose JSON changed, no other.
+          if changed.isEmpty {
+            #expect(seq == nil)
+          } else {
+            let logged = try store.repository.database.read { db in
+              try String.fetchOne(db, sql: "SELECT changes FROM action_log WHERE seq = ?", arguments: [seq])
+            }
+            let paths = try RowChange.decodeJSON(try #require(logged)).compactMap {
+              $0.table == "view_state" ? $0.key["path"].flatMap(String.fromDatabaseValue) : nil
+            }
+            #expect(paths == changed.sorted(), "\(before) → \(screen)")
           }
-          #expect(paths == changed.sorted(), "\(before) → \(screen)")
         }
         // The file reads back as memory.
         let reopened = try Store(path: path, initialState: DotsState(), reducer: DotsReducer(), readOnly: true)
@@ -90,6 +107,16 @@ struct ViewPartDiffTests {
       #expect(store.state.screen == Screen())
       let reopened = try Store(path: path, initialState: DotsState(), reducer: DotsReducer(), readOnly: true)
       #expect(reopened.state.screen == Screen())
+    }
+  }
+
+  /// Makes every insert into the log on the store's connection fail, as a full disk would.
+  private static func failLogInserts(_ store: Store<DotsState, DotsAction>, _ on: Bool) throws {
+    try store.repository.database.writeWithoutTransaction { db in
+      try db.execute(
+        sql: on
+          ? "CREATE TEMP TRIGGER fail BEFORE INSERT ON action_log BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+          : "DROP TRIGGER IF EXISTS temp.fail")
     }
   }
 

@@ -18,35 +18,20 @@ enum CompactJSONEncoder {
 
   /// The members of `value`'s JSON object, each value's text as ``encode(_:)`` writes it, or
   /// `nil` when `value` does not encode as an object. Cheaper than splitting the object's text.
-  ///
-  /// With a `memo`, a member equal to the one it remembers under the same key (both
-  /// `Equatable`) reuses that one's text instead of being encoded again: a view state whose
-  /// selection changed does not encode its other properties again. Equal values are taken to
-  /// encode alike, as the view part already does for the whole value; those that do not
-  /// (strings equal under Unicode canonical equivalence, sets that iterate in another order)
-  /// keep the text written first, which decodes to an equal value.
-  static func encodeMembers<T: Encodable>(_ value: T, memo: MemberMemo? = nil) throws -> [String: String]? {
-    try encodeMemberList(value, memo: memo).map { Dictionary(uniqueKeysWithValues: $0) }
-  }
-
-  /// The members of ``encodeMembers(_:memo:)``, in the order they were encoded (each key once):
-  /// for a caller that walks them once, which a dictionary would only make it hash.
-  static func encodeMemberList<T: Encodable>(
-    _ value: T, memo: MemberMemo? = nil
-  ) throws -> [(key: String, text: String)]? {
+  static func encodeMembers<T: Encodable>(_ value: T) throws -> [String: String]? {
     // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
     guard Child.leaf(value) == nil else { return nil }
     let root = Node()
-    try value.encode(to: NodeEncoder(node: root, path: nil, memo: memo))
+    try value.encode(to: NodeEncoder(node: root, path: nil))
     guard case .object(let members) = root.kind else { return nil }
     var out: [UInt8] = []
-    return members.map { member in
-      // A literal is its text already (a member the memo kept is one).
-      if case .literal(let text) = member.value { return (member.key, text) }
+    var texts: [String: String] = [:]
+    for member in members {
       out.removeAll(keepingCapacity: true)
       member.value.write(to: &out)
-      return (member.key, String(decoding: out, as: UTF8.self))
+      texts[member.key] = String(decoding: out, as: UTF8.self)
     }
+    return texts
   }
 
   /// A JSON value under construction. A class, so containers can fill it after returning.
@@ -214,69 +199,15 @@ enum CompactJSONEncoder {
     }
   }
 
-  /// The text of members encoded before, with the values they encoded: see
-  /// ``encodeMembers(_:memo:)``. Keeps one value per key.
-  final class MemberMemo {
-    private var members: [String: Remembered] = [:]
-
-    /// The text of `value` under `key`: the remembered one if `value` equals the value it was
-    /// written for, else newly encoded (and remembered when `value` is `Equatable`).
-    func text<T: Encodable>(_ value: T, key: String, path: @autoclosure () -> CodingPath?) throws -> String {
-      if let member = members[key], member.matches(value) { return member.text }
-      var out: [UInt8] = []
-      try Child.encoding(value, path: path()).write(to: &out)
-      let text = String(decoding: out, as: UTF8.self)
-      // Cast once, when the text changes, not at every comparison.
-      members[key] = (value as? any Equatable).map { Self.remember($0, text) }
-      return text
-    }
-
-    private static func remember<E: Equatable>(_ value: E, _ text: String) -> Remembered {
-      Remembered.Typed(value, text)
-    }
-
-    /// A value and the text written for it. Its type is kept with it, so that a comparison is a
-    /// check of the type and a call of its `==`: casting the value to `any Equatable` and back
-    /// cost thousands of instructions for a generic enum, on every change of a view state.
-    /// The types must be the same, not related: an instance of a subclass under a member of
-    /// its superclass's type is encoded again each time (its text is the same either way).
-    class Remembered {
-      let text: String
-
-      init(text: String) { self.text = text }
-
-      /// Whether `value` is of the remembered value's type and equal to it.
-      func matches<T>(_ value: T) -> Bool { false }
-
-      final class Typed<E: Equatable>: Remembered {
-        let value: E
-
-        init(_ value: E, _ text: String) {
-          self.value = value
-          super.init(text: text)
-        }
-
-        override func matches<T>(_ value: T) -> Bool {
-          guard T.self == E.self else { return false }
-          return withUnsafePointer(to: value) {
-            $0.withMemoryRebound(to: E.self, capacity: 1) { $0.pointee == self.value }
-          }
-        }
-      }
-    }
-  }
-
   struct NodeEncoder: Encoder {
     let node: Node
     let path: CodingPath?
     var codingPath: [any CodingKey] { path?.keys ?? [] }
-    /// Set for the top-level object of ``encodeMemberList(_:memo:)`` only.
-    var memo: MemberMemo? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
       if case .object = node.kind {} else { node.kind = .object([]) }
-      return KeyedEncodingContainer(Keyed<Key>(node: node, path: path, memo: memo))
+      return KeyedEncodingContainer(Keyed<Key>(node: node, path: path))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -293,7 +224,6 @@ enum CompactJSONEncoder {
     let node: Node
     let path: CodingPath?
     var codingPath: [any CodingKey] { path?.keys ?? [] }
-    var memo: MemberMemo? = nil
 
     private func child(_ key: Key, _ child: Child) {
       node.set(key.stringValue, child)
@@ -319,12 +249,7 @@ enum CompactJSONEncoder {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { child(key, .literal(String(value))) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { child(key, .literal(String(value))) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-      if let memo {
-        // Written as text, which is what the members are returned as.
-        node.set(key.stringValue, .literal(try memo.text(value, key: key.stringValue, path: CodingPath(path, key))))
-      } else {
-        node.set(key.stringValue, try Child.encoding(value, path: CodingPath(path, key)))
-      }
+      node.set(key.stringValue, try Child.encoding(value, path: CodingPath(path, key)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

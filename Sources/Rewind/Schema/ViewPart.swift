@@ -5,8 +5,9 @@ import GRDB
 ///
 /// View state is small and bounded (selection, modal, search text, scroll offset), so finding
 /// what changed compares the value with the last one written (`==`, cheap) and, only when it
-/// differs, encodes it and compares the JSON of each property with the rows last written. That
-/// work follows the size of the view state, never the number of entities.
+/// differs, walks its properties: those equal to the values last written are skipped, the
+/// others encoded and compared with their rows (``ViewRows``). That work follows the size of
+/// the view state, never the number of entities.
 @usableFromInline
 final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   @usableFromInline
@@ -21,33 +22,31 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// applied changes), so they never run ahead of the file.
   @usableFromInline
   var current: Written?
-  private var currentRows: [String: String] = [:]
+  private var rows: ViewRows
   /// Each property's JSON in the app's initial state: what a property with no row loads as (a
   /// property added since the file was written, or rows removed by a jump to before they
   /// existed). Taken once, from the state the store was opened with.
   private var defaults: [String: String]?
-  /// The text of each property as last encoded: a property equal to what it was is not
-  /// encoded again (most changes change one property).
-  private let memo = CompactJSONEncoder.MemberMemo()
-  /// Each property's row key, and its row as last built with the text it holds: the next
-  /// change of the property starts from that row rather than building it again.
-  private var builtRows: [String: (key: RowImage, text: String?, row: RowImage?)] = [:]
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
     path = StatePath(keyPath)
     self.prefix = prefix
+    rows = ViewRows(rows: [:], defaults: [:], path: { property in prefix.isEmpty ? property : prefix + "." + property })
   }
 
   @usableFromInline
   func takeDefaults(from initial: Root) throws {
-    if defaults == nil { defaults = try encodeRows(initial[keyPath: keyPath]) }
+    guard defaults == nil else { return }
+    let defaults = try encodeRows(initial[keyPath: keyPath])
+    self.defaults = defaults
+    rows = ViewRows(rows: rows.rows, defaults: defaults, path: rows.path)
   }
 
   @usableFromInline
   func setUp(_ db: Database) throws {}
 
-  /// A new instance: `current` and `currentRows` describe one store's file.
+  /// A new instance: `current` and `rows` describe one store's file.
   @usableFromInline
   func renewed() -> ViewPart { ViewPart(keyPath: keyPath, prefix: prefix) }
 
@@ -85,45 +84,19 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   @usableFromInline
   func takeChanges(of value: V, into changes: inout [RowChange]) throws {
-    // Usually one property differs: it is found by walking the members once against the rows
-    // written, and only the properties that differ are sorted (changes are logged in path
-    // order) and written into `currentRows`, in place.
-    let members = try encodeMemberList(value)
-    var differing: [(property: String, after: String?)] = []
-    var named = 0
-    for (property, text) in members {
-      if let before = currentRows[property] {
-        named += 1
-        if before == text { continue }
-      }
-      differing.append((property, text))
-    }
-    if named < currentRows.count {
-      // Rows of properties the value no longer encodes (an optional now `nil`, with no default).
-      let encoded = Set(members.lazy.map(\.key))
-      for property in currentRows.keys where !encoded.contains(property) { differing.append((property, nil)) }
-    }
-    differing.sort { $0.property < $1.property }
-    for (property, after) in differing {
-      let before = currentRows[property]
-      // A property with no row loads its default (one added by a newer version of the app):
-      // it gets a row when it changes, not as a phantom insert in some other action.
-      if before == nil, let after, after == defaults?[property] { continue }
-      changes.append(change(property, before: before, after: after))
-      currentRows[property] = after
-    }
+    try rows.takeChanges(to: value, into: &changes)
     current = Written(value)
   }
 
   @usableFromInline
   func rows(of root: Root, into batches: inout RowBatches) throws {
     for (property, json) in try encodeRows(root[keyPath: keyPath]).sorted(by: { $0.key < $1.key }) {
-      try batches.append(change(property, before: nil, after: json))
+      try batches.append(rows.insertion(property, json))
     }
   }
 
   @usableFromInline
-  func rowCount(of root: Root) -> Int { currentRows.count }
+  func rowCount(of root: Root) -> Int { rows.rowCount }
 
   @usableFromInline
   func owns(_ change: RowChange) -> Bool {
@@ -134,7 +107,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
-    var rows = currentRows
+    var rows = self.rows.rows
     for change in changes {
       guard let path = change.key["path"].flatMap(String.fromDatabaseValue), let property = property(ofPath: path)
       else { throw RewindError(.corruptData, "a view-state change has no valid path: \(describe(change.key))") }
@@ -160,9 +133,10 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   private func update(to rows: [String: String]) throws -> (inout Root) -> Void {
     let (value, exact) = try decode(rows)
     let keyPath = keyPath
+    let viewRows = ViewRows(rows: rows, defaults: defaults ?? [:], path: self.rows.path)
     return { [self] root in
       current = exact ? Written(value) : nil
-      currentRows = rows
+      self.rows = viewRows
       root[keyPath: keyPath] = value
     }
   }
@@ -187,10 +161,6 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   // MARK: - Paths and JSON
 
-  private func path(of property: String) -> String {
-    prefix.isEmpty ? property : prefix + "." + property
-  }
-
   /// The property a path names, if the path belongs to this part.
   private func property(ofPath path: String) -> String? {
     if prefix.isEmpty { return path.contains(".") ? nil : path }
@@ -199,39 +169,14 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     return property.contains(".") ? nil : property
   }
 
-  private func change(_ property: String, before: String?, after: String?) -> RowChange {
-    let built = builtRows[property]
-    let key = built?.key ?? RowImage(EngineTable.viewStateKey, [path(of: property).databaseValue])
-    func row(_ json: String?) -> RowImage? {
-      if let built, built.text == json { return built.row }
-      return json.map { RowImage(EngineTable.viewStateColumns, [key.values[0], $0.databaseValue]) }
-    }
-    let change = RowChange(table: Self.table, key: key, before: row(before), after: row(after))
-    builtRows[property] = (key, after, change.after)
-    return change
-  }
-
   /// The JSON text of each top-level property of `value`. A property that encodes to nothing
   /// (an optional that is `nil`) while its default does not is written as `null`, so that it
   /// loads as `nil` rather than as its default.
   private func encodeRows(_ value: V) throws -> [String: String] {
-    Dictionary(uniqueKeysWithValues: try encodeMemberList(value))
-  }
-
-  /// The members of ``encodeRows(_:)``: those encoded, in their order, then the `null` of
-  /// each property with a default that encoded to nothing.
-  private func encodeMemberList(_ value: V) throws -> [(key: String, text: String)] {
-    guard var members = try CompactJSONEncoder.encodeMemberList(value, memo: memo) else {
+    guard var members = try CompactJSONEncoder.encodeMembers(value) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
     }
-    if let defaults {
-      var missing = defaults.count
-      for member in members where defaults[member.key] != nil { missing -= 1 }
-      if missing > 0 {
-        let encoded = Set(members.lazy.map(\.key))
-        for property in defaults.keys where !encoded.contains(property) { members.append((property, "null")) }
-      }
-    }
+    for property in (defaults ?? [:]).keys where members[property] == nil { members[property] = "null" }
     return members
   }
 

@@ -1,0 +1,213 @@
+import GRDB
+
+/// The `view_state` rows of one view part, one per top-level property of its value, and what
+/// finds the rows a new value changes.
+///
+/// Each property keeps the text its row holds, the row built for that text, and the value it
+/// was last encoded from. A new value is walked member by member (its `encode(to:)`, through
+/// ``Encoder``): a member equal to the value remembered for it is known to encode to what the
+/// file holds and is not encoded again; only the others are encoded and compared with their
+/// rows. Most changes of a view state change one property, so most of a walk is a type check
+/// and an `==` per property, with no JSON written and no dictionary built.
+///
+/// The value remembered for a property always stands for what the file holds: it is set when
+/// a walk's changes are taken (and the store commits them, or reads the file again), and
+/// forgotten whenever the rows are replaced from elsewhere (a load, a jump, a rollback) or the
+/// property goes missing from a walk.
+final class ViewRows {
+  /// One property: its row as the file holds it and the value it was last encoded from.
+  struct Member {
+    let property: String
+    /// The row's key: its `path`.
+    let key: RowImage
+    /// The text the default value (the app's initial state) encodes this property to, if
+    /// any: a property with no row loads as that.
+    let defaultText: String?
+    /// The row's `value`, or `nil` when the property has no row.
+    var text: String?
+    /// The row built for ``text``.
+    var row: RowImage?
+    /// The value last encoded for the property, with its text; `nil` when there is none that
+    /// stands for the row (after a load, or a walk that did not encode the property).
+    var remembered: Remembered?
+    /// The walk that last met the property.
+    var lastWalk = 0
+    /// The text the current walk encoded the property to, until its changes are taken.
+    var encodedText: String?
+  }
+
+  /// The members, in ascending order of property: the order changes are logged in.
+  private(set) var members: [Member]
+  /// A property's row key.
+  let path: (String) -> String
+  private let defaults: [String: String]
+  /// The current walk's count; members met in it have it as `lastWalk`.
+  private var walk = 0
+  /// What the current walk encoded anew, applied to the members only once the walk succeeded
+  /// (a walk that throws leaves them as they were).
+  private var encoded: [(property: String, text: String, remembered: Remembered?)] = []
+  /// Members the current walk filled through nested containers or super encoders: their text
+  /// is written once the walk is over, and they are never remembered.
+  private var filledLater: [(property: String, node: CompactJSONEncoder.Node)] = []
+  /// Whether the current walk's value asked for a keyed container at the top, and for another
+  /// kind: a view state must encode as a JSON object.
+  private var wasKeyed = false
+  private var wasNotKeyed = false
+
+  /// The rows `rows` (property to value text), with the properties that have a default.
+  /// `path` gives a property's row key.
+  init(rows: [String: String], defaults: [String: String], path: @escaping (String) -> String) {
+    self.path = path
+    self.defaults = defaults
+    members = Set(rows.keys).union(defaults.keys).sorted().map { property in
+      var member = Member(
+        property: property, key: RowImage(EngineTable.viewStateKey, [path(property).databaseValue]),
+        defaultText: defaults[property])
+      member.setText(rows[property])
+      return member
+    }
+  }
+
+  /// The rows, property to value text.
+  var rows: [String: String] {
+    var rows: [String: String] = [:]
+    for member in members { if let text = member.text { rows[member.property] = text } }
+    return rows
+  }
+
+  /// How many rows there are.
+  var rowCount: Int { members.reduce(0) { $0 + ($1.text == nil ? 0 : 1) } }
+
+  /// Appends the changes that make the rows hold `value` to `changes`, in property order, and
+  /// takes them as the rows (the caller commits them, or reads the file again).
+  ///
+  /// A property `value` does not encode (an optional that is `nil`) is written as `null` when
+  /// it has a default, so that it loads as `nil`; without one its row goes. A property with no
+  /// row whose text is its default gets no row: it loads as that anyway (a property added by a
+  /// newer version of the app gets a row when it changes, not as a phantom insert).
+  func takeChanges<V: Encodable>(to value: V, into changes: inout [RowChange]) throws {
+    // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
+    guard CompactJSONEncoder.Child.leaf(value) == nil else { throw notAnObject(V.self) }
+    walk &+= 1
+    if !encoded.isEmpty { encoded.removeAll(keepingCapacity: true) }
+    if !filledLater.isEmpty { filledLater.removeAll(keepingCapacity: true) }
+    (wasKeyed, wasNotKeyed) = (false, false)
+    try value.encode(to: Encoder(rows: self))
+    guard wasKeyed, !wasNotKeyed else { throw notAnObject(V.self) }
+    for (property, node) in filledLater {
+      var out: [UInt8] = []
+      node.write(to: &out)
+      encoded.append((property, String(decoding: out, as: UTF8.self), nil))
+    }
+    for (property, text, remembered) in encoded {
+      let index = self.index(of: property) ?? insert(property)
+      members[index].lastWalk = walk
+      members[index].remembered = remembered
+      members[index].encodedText = text
+    }
+    // Worked on out of the instance: one exclusive access, not one per member touched.
+    var members: [Member] = []
+    swap(&members, &self.members)
+    defer { swap(&members, &self.members) }
+    for index in members.indices {
+      let after: String?
+      if let text = members[index].encodedText {
+        after = text
+        members[index].encodedText = nil
+      } else if members[index].lastWalk == walk {
+        continue  // equal to the value remembered: its row holds its text already
+      } else {
+        // Not encoded: whatever it was, the row no longer stands for a remembered value.
+        members[index].remembered = nil
+        after = members[index].defaultText == nil ? nil : "null"
+      }
+      let before = members[index].text
+      if after == before || (before == nil && after == members[index].defaultText) { continue }
+      let beforeRow = members[index].row
+      members[index].setText(after)
+      changes.append(
+        RowChange(
+          table: EngineTable.viewState.name, key: members[index].key, before: beforeRow, after: members[index].row))
+    }
+  }
+
+  /// The change that inserts the row of `property` holding `text`.
+  func insertion(_ property: String, _ text: String) -> RowChange {
+    var member = Member(
+      property: property, key: RowImage(EngineTable.viewStateKey, [path(property).databaseValue]), defaultText: nil)
+    member.setText(text)
+    return RowChange(table: EngineTable.viewState.name, key: member.key, before: nil, after: member.row)
+  }
+
+  private func notAnObject(_ type: Any.Type) -> RewindError {
+    RewindError(.schemaMismatch, "view state \(type) does not encode as a JSON object")
+  }
+
+  private func index(of property: String) -> Int? {
+    // A handful of properties: a search beats hashing.
+    members.firstIndex { $0.property == property }
+  }
+
+  private func insert(_ property: String) -> Int {
+    let index = members.firstIndex { $0.property > property } ?? members.endIndex
+    members.insert(
+      Member(
+        property: property, key: RowImage(EngineTable.viewStateKey, [path(property).databaseValue]),
+        defaultText: defaults[property]),
+      at: index)
+    return index
+  }
+
+  // MARK: - The walk, called by the encoder
+
+  typealias CodingPath = CompactJSONEncoder.CodingPath
+
+  /// A member of the walked value: encoded unless it equals the value remembered for it.
+  func member<T: Encodable>(_ property: String, _ value: T, at path: @autoclosure () -> CodingPath) throws {
+    if isRemembered(property, value) { return }
+    var out: [UInt8] = []
+    try CompactJSONEncoder.Child.encoding(value, path: path()).write(to: &out)
+    let text = String(decoding: out, as: UTF8.self)
+    // Cast once, when the text changes, not at every comparison.
+    encoded.append((property, text, (value as? any Equatable).map { Remembered.typed($0, text) }))
+  }
+
+  /// A member of a type the container names (a number, a string, a Boolean): written as
+  /// `text()` unless it equals the value remembered for it, and remembered with no cast.
+  func member<T: Equatable>(_ property: String, _ value: T, text: () throws -> String) rethrows {
+    if isRemembered(property, value) { return }
+    let text = try text()
+    encoded.append((property, text, Remembered.typed(value, text)))
+  }
+
+  /// Whether `value` equals the value remembered for `property`: its row holds its text.
+  private func isRemembered<T>(_ property: String, _ value: T) -> Bool {
+    guard let index = index(of: property) else { return false }
+    members[index].lastWalk = walk
+    guard let remembered = members[index].remembered, remembered.matches(value) else { return false }
+    // A key encoded twice keeps the last value, as in `JSONEncoder`.
+    if !encoded.isEmpty { encoded.removeAll { $0.property == property } }
+    return true
+  }
+
+  /// A member given as JSON text (`null`), never remembered.
+  func member(_ property: String, text: String) {
+    encoded.append((property, text, nil))
+  }
+
+  /// A member a nested container or a super encoder fills: `node` is written once the walk is
+  /// over (a container may be filled after its parent's later members).
+  func member(_ property: String, filling node: CompactJSONEncoder.Node) {
+    filledLater.append((property, node))
+  }
+
+  func tookKeyedContainer() { wasKeyed = true }
+  func tookOtherContainer() { wasNotKeyed = true }
+}
+
+extension ViewRows.Member {
+  fileprivate mutating func setText(_ text: String?) {
+    self.text = text
+    row = text.map { RowImage(EngineTable.viewStateColumns, [key.values[0], $0.databaseValue]) }
+  }
+}
