@@ -70,9 +70,13 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     }
     _modify {
       recordBefore(id)
-      var value = storage.removeValue(forKey: id)
-      defer { store(value, for: id) }
-      yield &value
+      // In place: one look-up, where taking the entity out and storing it back hashed twice
+      // and moved the table's other entries.
+      defer {
+        assert(storage[id].map { $0.id == id } ?? true, "an entity with another id stored under id \(id)")
+        noteStored(id)
+      }
+      yield &storage[id]
     }
   }
 
@@ -107,7 +111,9 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   @inlinable
   mutating func takeChanges() -> [(id: Entity.ID, before: Entity?, after: Entity?)] {
     guard !pending.isEmpty else { return [] }
-    defer { pending = [:] }
+    // Most actions touch an entity or two: their small table is kept for the next action
+    // rather than freed and allocated again.
+    defer { if pending.capacity <= 16 { pending.removeAll(keepingCapacity: true) } else { pending = [:] } }
     return pending.compactMap { id, before in
       let after = storage[id]
       return before == after ? nil : (id, before, after)
@@ -128,6 +134,13 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     } else {
       storage[id] = nil
     }
+  }
+
+  /// Keeps ``largestID`` up to date after an entity may have been stored under `id`.
+  @inlinable
+  mutating func noteStored(_ id: Entity.ID) {
+    // An id beyond the largest is rare (an insert): only then is the table looked at.
+    if largestID.map({ id > $0 }) ?? true, storage.index(forKey: id) != nil { largestID = id }
   }
 }
 
