@@ -70,6 +70,10 @@ struct ReducerBuilderTests {
     #expect(store.state.view.selection == 2)
     try store.send(.pin(id: 1, .toggle))
     #expect(store.state.notes[1]?.isPinned == true && store.state.notes[2]?.isPinned == false)
+    // An action for a note the table does not hold runs no row reducer and logs nothing.
+    let seq = store.lastSeq
+    #expect(try store.send(.pin(id: 99, .toggle)) == nil)
+    #expect(store.state.notes.ids.sorted() == [1, 2] && store.lastSeq == seq)
   }
 
   @Test func anEmptyCompositionChangesNothing() {
