@@ -67,9 +67,11 @@ extension HistoryLog {
     // and its list entry are one entry). A list names entities by their one key column, so a
     // row written is known by its table and that column's value.
     var written: Set<WrittenRow>?
-    for change in changes where change.table == EngineTable.listEntries.name {
+    // By index: a `for … in` copies each change (its rows' arrays retained and released).
+    for index in changes.indices where changes[index].table == EngineTable.listEntries.name {
       // A moved entry names what it named (a deletion of that would have cascaded to it).
-      guard let row = change.after, change.before == nil || change.before?["owner"] != row["owner"],
+      guard let row = changes[index].after,
+        changes[index].before == nil || changes[index].before?["owner"] != row["owner"],
         let list = row["list"].flatMap(String.fromDatabaseValue), let table = tables.lists[list]
       else { continue }
       var references = [(column: "id", table: table)]
@@ -80,14 +82,14 @@ extension HistoryLog {
         if changes.count <= 16 {
           // A few changes (an added task, its list entry, the selection): comparing each is
           // cheaper than hashing them all into a set.
-          if changes.contains(where: { WrittenRow($0) == referenced }) { continue }
+          if changes.indices.contains(where: { WrittenRow(changes[$0]) == referenced }) { continue }
         } else {
           if written == nil { written = Set(changes.lazy.compactMap(WrittenRow.init)) }
           if written!.contains(referenced) { continue }
         }
         if try currentRow(table: table, key: [keyColumn: value], db) == nil {
           problems.append(
-            "list_entries \(describe(change.key)) would name \(column == "owner" ? "its owner " : "")\(table) \(describe([keyColumn: value])), which does not exist"
+            "list_entries \(describe(changes[index].key)) would name \(column == "owner" ? "its owner " : "")\(table) \(describe([keyColumn: value])), which does not exist"
           )
         }
       }
