@@ -178,7 +178,7 @@ struct ViewRowsTests {
     struct Twice: Encodable {
       var first: Int
       var last: Int
-      enum CodingKeys: String, CodingKey { case twice, list, inner }
+      enum CodingKeys: String, CodingKey { case twice, list, inner, replaced }
       enum Inner: String, CodingKey { case y, x }
       func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -189,6 +189,10 @@ struct ViewRowsTests {
         try inner.encode(first, forKey: .y)
         try list.encode("one")
         try inner.encode(last, forKey: .x)
+        // A container, then a value, under one key: the value.
+        var replaced = container.nestedUnkeyedContainer(forKey: .replaced)
+        try replaced.encode(first)
+        try container.encode(last, forKey: .replaced)
       }
     }
     let rows = ViewRows(rows: [:], defaults: [:], path: Self.path)
@@ -196,7 +200,7 @@ struct ViewRowsTests {
       var changes: [RowChange] = []
       try rows.takeChanges(to: Twice(first: first, last: last), into: &changes)
       #expect(rows.rows == (try CompactJSONEncoder.encodeMembers(Twice(first: first, last: last))))
-      #expect(rows.rows["twice"] == "\(last)")
+      #expect(rows.rows["twice"] == "\(last)" && rows.rows["replaced"] == "\(last)")
     }
   }
 }

@@ -37,18 +37,15 @@ final class ViewRows {
   }
 
   /// The members, in ascending order of property: the order changes are logged in.
-  private(set) var members: [Member]
+  private var members: [Member]
   /// A property's row key.
   let path: (String) -> String
   private let defaults: [String: String]
   /// The current walk's count; members met in it have it as `lastWalk`.
   private var walk = 0
-  /// What the current walk encoded anew, applied to the members only once the walk succeeded
-  /// (a walk that throws leaves them as they were).
-  private var encoded: [(property: String, text: String, remembered: Remembered?)] = []
-  /// Members the current walk filled through nested containers or super encoders: their text
-  /// is written once the walk is over, and they are never remembered.
-  private var filledLater: [(property: String, node: CompactJSONEncoder.Node)] = []
+  /// What the current walk encoded anew, in the order it came, applied to the members only
+  /// once the walk succeeded (a walk that throws leaves them as they were).
+  private var encoded: [(property: String, value: Encoded)] = []
   /// Whether the current walk's value asked for a keyed container at the top, and for another
   /// kind: a view state must encode as a JSON object.
   private var wasKeyed = false
@@ -90,20 +87,22 @@ final class ViewRows {
     guard CompactJSONEncoder.Child.leaf(value) == nil else { throw notAnObject(V.self) }
     walk &+= 1
     if !encoded.isEmpty { encoded.removeAll(keepingCapacity: true) }
-    if !filledLater.isEmpty { filledLater.removeAll(keepingCapacity: true) }
     (wasKeyed, wasNotKeyed) = (false, false)
     try value.encode(to: Encoder(rows: self))
     guard wasKeyed, !wasNotKeyed else { throw notAnObject(V.self) }
-    for (property, node) in filledLater {
-      var out: [UInt8] = []
-      node.write(to: &out)
-      encoded.append((property, String(decoding: out, as: UTF8.self), nil))
-    }
-    for (property, text, remembered) in encoded {
+    for (property, value) in encoded {
       let index = self.index(of: property) ?? insert(property)
       members[index].lastWalk = walk
-      members[index].remembered = remembered
-      members[index].encodedText = text
+      switch value {
+      case .text(let text, let remembered):
+        members[index].encodedText = text
+        members[index].remembered = remembered
+      case .filled(let node):
+        var out: [UInt8] = []
+        node.write(to: &out)
+        members[index].encodedText = String(decoding: out, as: UTF8.self)
+        members[index].remembered = nil
+      }
     }
     // Worked on out of the instance: one exclusive access, not one per member touched.
     var members: [Member] = []
@@ -169,7 +168,7 @@ final class ViewRows {
     try CompactJSONEncoder.Child.encoding(value, path: path()).write(to: &out)
     let text = String(decoding: out, as: UTF8.self)
     // Cast once, when the text changes, not at every comparison.
-    encoded.append((property, text, (value as? any Equatable).map { Remembered.typed($0, text) }))
+    encoded.append((property, .text(text, remembered: (value as? any Equatable).map { Remembered.typed($0, text) })))
   }
 
   /// A member of a type the container names (a number, a string, a Boolean): written as
@@ -177,7 +176,7 @@ final class ViewRows {
   func member<T: Equatable>(_ property: String, _ value: T, text: () throws -> String) rethrows {
     if isRemembered(property, value) { return }
     let text = try text()
-    encoded.append((property, text, Remembered.typed(value, text)))
+    encoded.append((property, .text(text, remembered: Remembered.typed(value, text))))
   }
 
   /// Whether `value` equals the value remembered for `property`: its row holds its text.
@@ -192,17 +191,28 @@ final class ViewRows {
 
   /// A member given as JSON text (`null`), never remembered.
   func member(_ property: String, text: String) {
-    encoded.append((property, text, nil))
+    encoded.append((property, .text(text, remembered: nil)))
   }
 
   /// A member a nested container or a super encoder fills: `node` is written once the walk is
   /// over (a container may be filled after its parent's later members).
   func member(_ property: String, filling node: CompactJSONEncoder.Node) {
-    filledLater.append((property, node))
+    encoded.append((property, .filled(node)))
   }
 
   func tookKeyedContainer() { wasKeyed = true }
   func tookOtherContainer() { wasNotKeyed = true }
+}
+
+extension ViewRows {
+  /// A member a walk encoded anew.
+  private enum Encoded {
+    /// Its text, and the value it was encoded from when that is `Equatable`.
+    case text(String, remembered: Remembered?)
+    /// Filled through a container of its own: its text is written once the walk is over, and
+    /// it is never remembered.
+    case filled(CompactJSONEncoder.Node)
+  }
 }
 
 extension ViewRows.Member {
