@@ -8,7 +8,10 @@ import GRDB
 /// ``Encoder``): a member equal to the value remembered for it is known to encode to what the
 /// file holds and is not encoded again; only the others are encoded and compared with their
 /// rows. Most changes of a view state change one property, so most of a walk is a type check
-/// and an `==` per property, with no JSON written and no dictionary built.
+/// and an `==` per property, with no JSON written and no dictionary built. Equal values are
+/// taken to encode alike, as the view part already does for the whole value; those that do
+/// not (strings equal under Unicode canonical equivalence, sets that iterate in another order)
+/// keep the text written first, which decodes to an equal value.
 ///
 /// The value remembered for a property always stands for what the file holds: it is set when
 /// a walk's changes are taken (and the store commits them, or reads the file again), and
