@@ -18,6 +18,20 @@ public struct Loadable<Value: Codable & Equatable & Sendable>: Codable, Equatabl
     case loading(request: Int64)
     case loaded(Value)
     case failed(String)
+
+    // Written out and inlinable, where the synthesized `==` is not: a view state holding a
+    // `Loadable` is compared on every send, and the generic synthesized one looked up the
+    // metadata of `Loadable<Value>` and of its `Phase` at each call.
+    @inlinable
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+      switch (lhs, rhs) {
+      case (.idle, .idle): true
+      case (.loading(let left), .loading(let right)): left == right
+      case (.loaded(let left), .loaded(let right)): left == right
+      case (.failed(let left), .failed(let right)): left == right
+      default: false
+      }
+    }
   }
 
   /// Where the request stands. Change it with ``begin()``, ``succeed(_:with:)``,
@@ -28,6 +42,11 @@ public struct Loadable<Value: Codable & Equatable & Sendable>: Codable, Equatabl
 
   /// An idle state.
   public init() {}
+
+  @inlinable
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.lastRequest == rhs.lastRequest && lhs.phase == rhs.phase
+  }
 
   /// Starts a request, superseding any in flight, and returns its id.
   public mutating func begin() -> Int64 {
