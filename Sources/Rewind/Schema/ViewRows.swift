@@ -59,10 +59,9 @@ final class ViewRows {
   init(rows: [String: String], defaults: [String: String], path: @escaping (String) -> String) {
     self.path = path
     self.defaults = defaults
+    members = []  // all stored properties set, so that `newMember` may be called
     members = Set(rows.keys).union(defaults.keys).sorted().map { property in
-      var member = Member(
-        property: property, key: RowImage(EngineTable.viewStateKey, [path(property).databaseValue]),
-        defaultText: defaults[property])
+      var member = newMember(property)
       member.setText(rows[property])
       return member
     }
@@ -135,8 +134,7 @@ final class ViewRows {
 
   /// The change that inserts the row of `property` holding `text`.
   func insertion(_ property: String, _ text: String) -> RowChange {
-    var member = Member(
-      property: property, key: RowImage(EngineTable.viewStateKey, [path(property).databaseValue]), defaultText: nil)
+    var member = newMember(property)
     member.setText(text)
     return RowChange(table: EngineTable.viewState.name, key: member.key, before: nil, after: member.row)
   }
@@ -152,12 +150,15 @@ final class ViewRows {
 
   private func insert(_ property: String) -> Int {
     let index = members.firstIndex { $0.property > property } ?? members.endIndex
-    members.insert(
-      Member(
-        property: property, key: RowImage(EngineTable.viewStateKey, [path(property).databaseValue]),
-        defaultText: defaults[property]),
-      at: index)
+    members.insert(newMember(property), at: index)
     return index
+  }
+
+  /// The member of `property`, with no row yet.
+  private func newMember(_ property: String) -> Member {
+    Member(
+      property: property, key: RowImage(EngineTable.viewStateKey, [path(property).databaseValue]),
+      defaultText: defaults[property])
   }
 
   // MARK: - The walk, called by the encoder

@@ -33,7 +33,7 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     storage.reserveCapacity(count)
     while let entity = try cursor.next() {
       let id = entity.id
-      if largestID.map({ id > $0 }) ?? true { largestID = id }
+      if isBeyondLargest(id) { largestID = id }
       // Moved, not copied: each copy of an entity retains its strings, and the release of the
       // copy left behind is an atomic operation per string (a few percent of opening).
       storage[id] = consume entity
@@ -74,7 +74,8 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
       // and moved the table's other entries.
       defer {
         assert(storage[id].map { $0.id == id } ?? true, "an entity with another id stored under id \(id)")
-        noteStored(id)
+        // An id beyond the largest is rare (an insert): only then is the table looked at.
+        if isBeyondLargest(id), storage.index(forKey: id) != nil { largestID = id }
       }
       yield &storage[id]
     }
@@ -130,18 +131,15 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     if let entity {
       assert(entity.id == id, "entity \(entity.id) stored under id \(id)")
       storage[id] = entity
-      if largestID.map({ id > $0 }) ?? true { largestID = id }
+      if isBeyondLargest(id) { largestID = id }
     } else {
       storage[id] = nil
     }
   }
 
-  /// Keeps ``largestID`` up to date after an entity may have been stored under `id`.
+  /// Whether `id` is beyond the largest id stored so far (``largestID``).
   @inlinable
-  mutating func noteStored(_ id: Entity.ID) {
-    // An id beyond the largest is rare (an insert): only then is the table looked at.
-    if largestID.map({ id > $0 }) ?? true, storage.index(forKey: id) != nil { largestID = id }
-  }
+  func isBeyondLargest(_ id: Entity.ID) -> Bool { largestID.map { id > $0 } ?? true }
 }
 
 extension EntityTable where Entity.ID: FixedWidthInteger {
