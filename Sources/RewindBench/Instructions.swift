@@ -220,8 +220,9 @@ struct InstructionCount {
         entries = entries.map { $0.filter { !$0.sql.contains("undo_steps") } }
       }
       let floor = try Floor(path: path, foreignKeys: variant != Variant.withoutForeignKeys.rawValue)
-      for entry in entries.prefix(warmup) { try floor.perform(entry) }
-      try callgrindFloorReplay(floor, Array(entries.dropFirst(warmup)))
+      let steps = try entries.map(floor.steps)
+      for entry in steps.prefix(warmup) { try floor.perform(entry) }
+      try callgrindFloorReplay(floor, Array(steps.dropFirst(warmup)))
     case "open":
       try callgrindEngineOpen(path)
     case "raw":
@@ -240,7 +241,7 @@ func callgrindEngineSends(_ store: TasksStore, _ actions: [TasksAction]) throws 
 
 /// The floor's counted replay: callgrind collects inside this function only.
 @inline(never)
-func callgrindFloorReplay(_ floor: Floor, _ entries: [[EngineStatement]]) throws {
+func callgrindFloorReplay(_ floor: Floor, _ entries: [[Floor.Step]]) throws {
   for entry in entries { try floor.perform(entry) }
 }
 

@@ -162,7 +162,7 @@ struct Benchmark {
       let seqBefore = store.lastSeq
       for action in 0..<warmup { try store.send(runs[index].workload.action(action)) }
       let entries = try runs[index].engineFile!.read { db in try EngineStatement.entries(after: seqBefore, in: db) }
-      for entry in entries { try runs[index].floor!.perform(entry) }
+      for entry in entries { try runs[index].floor!.perform(runs[index].floor!.steps(entry)) }
     }
     note("dispatch: \(dispatchActions) actions per size, engine and floor, in alternating blocks")
     let lockWaitsBefore = LockWait.counts
@@ -178,7 +178,7 @@ struct Benchmark {
           try run.engine.time { try store.send(next) }
         }
         let entries = try run.engineFile!.read { db in try EngineStatement.entries(after: seqBefore, in: db) }
-        for entry in entries {
+        for entry in try entries.map(floor.steps) {
           try run.floorSamples.time { try floor.perform(entry) }
         }
         runs[index] = run
