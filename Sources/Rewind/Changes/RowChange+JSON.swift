@@ -14,6 +14,13 @@ extension RowChange {
   /// The JSON text of `changes`, as stored in `action_log.changes`.
   public static func json(_ changes: [RowChange]) -> String {
     var out = TextBuffer(capacity: 256 * changes.count)
+    writeJSON(changes, to: &out)
+    return out.text()
+  }
+
+  /// Writes the JSON text of `changes` (see ``json(_:)``) into `out`: the log insert binds
+  /// those bytes, with no `String` made of them.
+  static func writeJSON(_ changes: [RowChange], to out: inout TextBuffer) {
     out.append(UInt8(ascii: "["))
     for (index, change) in changes.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -28,7 +35,6 @@ extension RowChange {
       out.append(UInt8(ascii: "}"))
     }
     out.append(UInt8(ascii: "]"))
-    return out.text()
   }
 
   /// Decodes the JSON text of `action_log.changes`.

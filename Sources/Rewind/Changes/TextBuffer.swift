@@ -58,6 +58,11 @@ struct TextBuffer: ~Copyable, TextOutput {
     (start, capacity) = (newStart, newCapacity)
   }
 
+  /// Calls `body` with the bytes written, in place.
+  func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    try body(UnsafeBufferPointer(start: start, count: count))
+  }
+
   /// The text written.
   consuming func text() -> String {
     String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)

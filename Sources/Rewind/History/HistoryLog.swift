@@ -309,11 +309,19 @@ struct HistoryLog {
 
     if entry.kind == .repair { try extendApplication(endingAt: seq - 1, to: seq, db) }
 
-    try statements.statement(.insertEntry, in: db).execute(binding: [
-      seq.databaseValue, clock.now().databaseValue, entry.kind.rawValue.databaseValue, entry.action.databaseValue,
-      entry.payload.databaseValue, RowChange.json(entry.changes).databaseValue, step.databaseValue,
-      (step == nil ? nil : openGroup?.key).databaseValue,
-    ])
+    var changes = TextBuffer(capacity: 256 * entry.changes.count)
+    RowChange.writeJSON(entry.changes, to: &changes)
+    let group = (step == nil ? nil : openGroup?.key).databaseValue
+    try statements.statement(.insertEntry, in: db).execute { parameters in
+      parameters.bind(seq.databaseValue)
+      clock.withNow { parameters.bind(text: $0) }
+      parameters.bind(entry.kind.rawValue.databaseValue)
+      parameters.bind(entry.action.databaseValue)
+      parameters.bind(entry.payload.databaseValue)
+      changes.withBytes { parameters.bind(text: $0) }
+      parameters.bind(step.databaseValue)
+      parameters.bind(group)
+    }
     lastSeq = seq
     return (seq, cascaded)
   }

@@ -12,6 +12,12 @@ struct LogClock {
 
   /// The current time as log text.
   mutating func now() -> String {
+    withNow { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// Calls `body` with the current time as log text, its UTF-8 bytes in place: the log insert
+  /// binds them, with no `String` made of them.
+  mutating func withNow<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
     let seconds = Int(spec.tv_sec)
@@ -32,7 +38,7 @@ struct LogClock {
     text[end - 3] = UInt8(ascii: "0") + UInt8(milliseconds / 100)
     text[end - 2] = UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10)
     text[end - 1] = UInt8(ascii: "0") + UInt8(milliseconds % 10)
-    return String(decoding: text, as: UTF8.self)
+    return try text.withUnsafeBufferPointer(body)
   }
 
   /// `value` in decimal, zero-padded to `width` digits.

@@ -19,6 +19,55 @@ extension Statement {
     sqlite3_reset(handle)
   }
 
+  /// Runs the statement once with its parameters bound by `bind`, in order, through SQLite's
+  /// C API: for the log insert, whose JSON and time are bound from the bytes they were written
+  /// into, with no `String` made of them and no array of values.
+  func execute(bindingWith bind: (inout Parameters) throws -> Void) throws {
+    let handle = sqliteStatement
+    var parameters = Parameters(handle: handle)
+    try bind(&parameters)
+    guard parameters.code == SQLITE_OK else { throw failure(parameters.code) }
+    let code = sqlite3_step(handle)
+    guard code == SQLITE_DONE || code == SQLITE_ROW else {
+      let error = failure(code)
+      sqlite3_reset(handle)
+      throw error
+    }
+    sqlite3_reset(handle)
+  }
+
+  /// A statement's parameters, bound one after the other (see ``execute(bindingWith:)``).
+  struct Parameters {
+    fileprivate let handle: SQLiteStatement
+    private var index: Int32 = 1
+    /// SQLite's result code for the first binding that failed, or `SQLITE_OK`.
+    fileprivate private(set) var code = SQLITE_OK
+
+    fileprivate init(handle: SQLiteStatement) { self.handle = handle }
+
+    /// Binds `value` to the next parameter.
+    mutating func bind(_ value: DatabaseValue) {
+      record(value.storage.bind(to: handle, at: index))
+    }
+
+    /// Binds UTF-8 `text` (with no NUL in it) to the next parameter.
+    mutating func bind(text: UnsafeBufferPointer<UInt8>) {
+      // SQLite binds a null pointer as NULL: empty text is bound from a literal.
+      let code =
+        text.isEmpty
+        ? sqlite3_bind_text(handle, index, "", 0, transient)
+        : text.withMemoryRebound(to: CChar.self) {
+          sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), transient)
+        }
+      record(code)
+    }
+
+    private mutating func record(_ result: Int32) {
+      if code == SQLITE_OK, result != SQLITE_OK { code = result }
+      index += 1
+    }
+  }
+
   /// Runs the statement with `values` bound and calls `body` with each row, read through
   /// SQLite's C API (`sqlite3_column_*` on the handle): for loading whole tables, where GRDB's
   /// row decoding costs more than SQLite's own work per row.

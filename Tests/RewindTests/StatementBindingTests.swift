@@ -1,0 +1,65 @@
+import GRDB
+import Testing
+
+@testable import Rewind
+
+/// Parameters bound one by one through SQLite's C API (`execute(bindingWith:)`), as the log
+/// insert binds its JSON and time straight from the bytes they were written into.
+struct StatementBindingTests {
+  @Test func textBoundFromBytesIsStoredExactlyBesideOtherValues() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (n INTEGER, a TEXT, b TEXT, c)")
+      let statement = try db.makeStatement(sql: "INSERT INTO t (n, a, b, c) VALUES (?, ?, ?, ?)")
+      let texts = ["", "plain", "é, ü, 日本, 🙂 and \"quotes\"", String(repeating: "long ", count: 200)]
+      for (index, text) in texts.enumerated() {
+        let bytes = Array(text.utf8)
+        try statement.execute { parameters in
+          parameters.bind(Int64(index).databaseValue)
+          bytes.withUnsafeBufferPointer { parameters.bind(text: $0) }
+          parameters.bind(text.databaseValue)
+          parameters.bind(.null)
+        }
+      }
+      let rows = try Row.fetchAll(db, sql: "SELECT n, a, b, typeof(a) AS type, c FROM t ORDER BY n")
+      #expect(rows.map { $0["a"] as String } == texts)
+      #expect(rows.map { $0["b"] as String } == texts)
+      // Empty text is text, not NULL (SQLite binds a null pointer as NULL).
+      #expect(rows.allSatisfy { $0["type"] == "text" })
+      #expect(rows.allSatisfy { $0["c"] == DatabaseValue.null })
+    }
+  }
+
+  @Test func aBindingThatFailsThrowsSQLitesErrorAndRunsNothing() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (a TEXT)")
+      let statement = try db.makeStatement(sql: "INSERT INTO t (a) VALUES (?)")
+      // One parameter more than the statement has.
+      let error = #expect(throws: DatabaseError.self) {
+        try statement.execute { parameters in
+          parameters.bind("one".databaseValue)
+          parameters.bind("two".databaseValue)
+        }
+      }
+      #expect(error?.resultCode == .SQLITE_RANGE)
+      #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM t") == 0)
+      // The statement is left ready for its next run.
+      try statement.execute { $0.bind("three".databaseValue) }
+      #expect(try String.fetchAll(db, sql: "SELECT a FROM t") == ["three"])
+    }
+  }
+
+  @Test func aStepThatFailsThrowsTheConstraintAndTheStatementRunsAgain() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (a INTEGER PRIMARY KEY)")
+      let statement = try db.makeStatement(sql: "INSERT INTO t (a) VALUES (?)")
+      try statement.execute { $0.bind(1.databaseValue) }
+      let error = #expect(throws: DatabaseError.self) { try statement.execute { $0.bind(1.databaseValue) } }
+      #expect(error?.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY)
+      try statement.execute { $0.bind(2.databaseValue) }
+      #expect(try Int.fetchAll(db, sql: "SELECT a FROM t ORDER BY a") == [1, 2])
+    }
+  }
+}
