@@ -281,7 +281,7 @@ struct HistoryLog {
     case .joinLastStep:
       step = lastStep
       if let step {
-        try statements.statement(.extendStep, in: db).execute(binding: [seq.databaseValue, step.databaseValue])
+        try extendStep(step, to: seq, db)
       }
     case .step(let group):
       guard entry.changesDocument else { break }
@@ -291,13 +291,14 @@ struct HistoryLog {
       }
       if let group, let open = openGroup, open.key == group {
         step = open.step
-        try statements.statement(.extendStep, in: db).execute(binding: [
-          seq.databaseValue, open.step.databaseValue,
-        ])
+        try extendStep(open.step, to: seq, db)
       } else {
         step = seq
-        try statements.statement(.insertStep, in: db)
-          .execute(binding: [seq.databaseValue, seq.databaseValue, group.databaseValue])
+        try statements.statement(.insertStep, in: db).execute { parameters in
+          parameters.bind(seq.databaseValue)
+          parameters.bind(seq.databaseValue)
+          parameters.bind(group.databaseValue)
+        }
         nextUndo = seq
       }
       openGroup = group.map { (step!, $0) }
@@ -324,6 +325,14 @@ struct HistoryLog {
     }
     lastSeq = seq
     return (seq, cascaded)
+  }
+
+  /// Makes `seq` the last entry of undo step `step`.
+  private func extendStep(_ step: Int64, to seq: Int64, _ db: Database) throws {
+    try statements.statement(.extendStep, in: db).execute { parameters in
+      parameters.bind(seq.databaseValue)
+      parameters.bind(step.databaseValue)
+    }
   }
 
   // MARK: - Undo and redo

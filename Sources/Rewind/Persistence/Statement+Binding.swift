@@ -101,10 +101,16 @@ extension Statement {
 
   /// Binds `values` to the statement's parameters, in order.
   private func bind(_ values: [DatabaseValue]) throws {
-    for (offset, value) in values.enumerated() {
-      let code = value.storage.bind(to: sqliteStatement, at: Int32(offset + 1))
-      guard code == SQLITE_OK else { throw failure(code) }
+    let handle = sqliteStatement
+    // Read in place: each value taken out of the array was copied, and destroyed after.
+    let code = values.withUnsafeBufferPointer { values in
+      for index in values.indices {
+        let code = values[index].storage.bind(to: handle, at: Int32(index + 1))
+        if code != SQLITE_OK { return code }
+      }
+      return SQLITE_OK
     }
+    guard code == SQLITE_OK else { throw failure(code) }
   }
 
   private func failure(_ code: Int32) -> DatabaseError {

@@ -39,20 +39,25 @@ final class ViewRows {
     var encodedText: String?
   }
 
+  // The stored properties that a walk reads and writes are `@exclusivity(unchecked)`: they are
+  // private, used by one walk at a time on the store's actor, and no access to them calls out
+  // while it lasts, so the run-time exclusivity check (about 80 instructions per access, a
+  // dozen accesses a walk) has nothing to catch.
+
   /// The members, in ascending order of property: the order changes are logged in.
-  private var members: [Member]
+  @exclusivity(unchecked) private var members: [Member]
   /// A property's row key.
   let path: (String) -> String
   private let defaults: [String: String]
   /// The current walk's count; members met in it have it as `lastWalk`.
-  private var walk = 0
+  @exclusivity(unchecked) private var walk = 0
   /// What the current walk encoded anew, in the order it came, applied to the members only
   /// once the walk succeeded (a walk that throws leaves them as they were).
-  private var encoded: [(property: String, value: Encoded)] = []
+  @exclusivity(unchecked) private var encoded: [(property: String, value: Encoded)] = []
   /// Whether the current walk's value asked for a keyed container at the top, and for another
   /// kind: a view state must encode as a JSON object.
-  private var wasKeyed = false
-  private var wasNotKeyed = false
+  @exclusivity(unchecked) private var wasKeyed = false
+  @exclusivity(unchecked) private var wasNotKeyed = false
 
   /// The rows `rows` (property to value text), with the properties that have a default.
   /// `path` gives a property's row key.
