@@ -88,7 +88,12 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   @inlinable
   func takeChanges(from entities: inout EntityTable<E>, into changes: inout [RowChange]) throws {
-    for (id, before, after) in entities.takeChanges() {
+    // Read in place, where a list of (id, before, after) copied each entity twice.
+    var touched = entities.takeTouched()
+    defer { entities.reuseTouched(&touched) }
+    for (id, before) in touched {
+      let after = entities.storage[id]
+      guard before != after else { continue }
       let change = try change(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
       // the millisecond GRDB stores) is replaced with the one a load would read.

@@ -108,17 +108,23 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   @inlinable
   var hasPendingChanges: Bool { !pending.isEmpty }
 
-  /// The (id, before, after) of every entity the current action changed, and resets tracking.
+  /// The entities the current action touched, each with its value before the action (the
+  /// value now is ``storage``'s), taken out of the table whole, with no copy: tracking starts
+  /// over. Give it back to ``reuseTouched(_:)`` once read.
   @inlinable
-  mutating func takeChanges() -> [(id: Entity.ID, before: Entity?, after: Entity?)] {
-    guard !pending.isEmpty else { return [] }
-    // Most actions touch an entity or two: their small table is kept for the next action
-    // rather than freed and allocated again.
-    defer { if pending.capacity <= 16 { pending.removeAll(keepingCapacity: true) } else { pending = [:] } }
-    return pending.compactMap { id, before in
-      let after = storage[id]
-      return before == after ? nil : (id, before, after)
-    }
+  mutating func takeTouched() -> [Entity.ID: Entity?] {
+    var touched: [Entity.ID: Entity?] = [:]
+    swap(&touched, &pending)
+    return touched
+  }
+
+  /// Keeps the table ``takeTouched()`` gave, emptied, for the next action: most actions touch
+  /// an entity or two, and their small table is reused rather than freed and allocated again.
+  @inlinable
+  mutating func reuseTouched(_ touched: inout [Entity.ID: Entity?]) {
+    guard pending.isEmpty, touched.capacity <= 16 else { return }
+    touched.removeAll(keepingCapacity: true)
+    swap(&touched, &pending)
   }
 
   @inlinable
