@@ -1,6 +1,6 @@
 import GRDB
-import Testing
 import TasksExample
+import Testing
 
 @testable import Rewind
 
