@@ -8,15 +8,7 @@ extension Statement {
   /// `StatementArguments` and binding through it cost about as much as SQLite's own work for
   /// the statement. Errors are GRDB's `DatabaseError`, with SQLite's extended result code.
   func execute(binding values: [DatabaseValue]) throws {
-    let handle = sqliteStatement
-    try bind(values)
-    let code = sqlite3_step(handle)
-    guard code == SQLITE_DONE || code == SQLITE_ROW else {
-      let error = failure(code)
-      sqlite3_reset(handle)
-      throw error
-    }
-    sqlite3_reset(handle)
+    try execute { $0.bind(values) }
   }
 
   /// Runs the statement once with its parameters bound by `bind`, in order, through SQLite's
@@ -50,6 +42,14 @@ extension Statement {
       record(value.storage.bind(to: handle, at: index))
     }
 
+    /// Binds `values` to the next parameters, in order.
+    mutating func bind(_ values: [DatabaseValue]) {
+      // Read in place: each value taken out of the array was copied, and destroyed after.
+      values.withUnsafeBufferPointer { values in
+        for index in values.indices { bind(values[index]) }
+      }
+    }
+
     /// Binds UTF-8 `text` (with no NUL in it) to the next parameter.
     mutating func bind(text: UnsafeBufferPointer<UInt8>) {
       // SQLite binds a null pointer as NULL: empty text is bound from a literal.
@@ -75,7 +75,9 @@ extension Statement {
   func forEachRow(binding values: [DatabaseValue], _ body: (SQLiteStatement) throws -> Void) throws {
     let handle = sqliteStatement
     defer { sqlite3_reset(handle) }
-    try bind(values)
+    var parameters = Parameters(handle: handle)
+    parameters.bind(values)
+    guard parameters.code == SQLITE_OK else { throw failure(parameters.code) }
     while true {
       switch sqlite3_step(handle) {
       case SQLITE_ROW: try body(handle)
@@ -97,20 +99,6 @@ extension Statement {
     case let code:
       throw failure(code)
     }
-  }
-
-  /// Binds `values` to the statement's parameters, in order.
-  private func bind(_ values: [DatabaseValue]) throws {
-    let handle = sqliteStatement
-    // Read in place: each value taken out of the array was copied, and destroyed after.
-    let code = values.withUnsafeBufferPointer { values in
-      for index in values.indices {
-        let code = values[index].storage.bind(to: handle, at: Int32(index + 1))
-        if code != SQLITE_OK { return code }
-      }
-      return SQLITE_OK
-    }
-    guard code == SQLITE_OK else { throw failure(code) }
   }
 
   private func failure(_ code: Int32) -> DatabaseError {
