@@ -48,8 +48,8 @@ struct EntityTrackingModelTests {
       }
       let changes = try schema.takeChanges(from: &root)
       let changedIDs = Set(before.keys).union(model.keys).filter { before[$0] != model[$0] }
-      let expected = try changedIDs.sorted().map { id in
-        try StateSchema<Root>.entityChange(before: before[id], after: model[id])
+      let expected = changedIDs.sorted().map { id in
+        StateSchema<Root>.entityChange(before: before[id], after: model[id])
       }
       let taken = changes.sorted { ($0.key["id"]?.storage.int64 ?? 0) < ($1.key["id"]?.storage.int64 ?? 0) }
       #expect(taken == expected, "step \(step)")
@@ -63,11 +63,11 @@ struct EntityTrackingModelTests {
 
 extension StateSchema {
   /// The change of a task's row the log holds, built from its images.
-  fileprivate static func entityChange(before: TaskItem?, after: TaskItem?) throws -> RowChange {
+  fileprivate static func entityChange(before: TaskItem?, after: TaskItem?) -> RowChange {
     let id = (before ?? after)!.id
     return RowChange(
-      table: TaskItem.databaseTableName, key: ["id": id.databaseValue], before: try before?.databaseRowImage(),
-      after: try after?.databaseRowImage())
+      table: TaskItem.databaseTableName, key: ["id": id.databaseValue], before: before?.databaseRowImage(),
+      after: after?.databaseRowImage())
   }
 }
 
