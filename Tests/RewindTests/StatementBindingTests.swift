@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import Testing
 
 @testable import Rewind
@@ -47,6 +48,31 @@ struct StatementBindingTests {
       // The statement is left ready for its next run.
       try statement.execute { $0.bind("three".databaseValue) }
       #expect(try String.fetchAll(db, sql: "SELECT a FROM t") == ["three"])
+    }
+  }
+
+  @Test func aBindingThatFailsBeforeOthersThatSucceedIsReportedAsItself() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (a TEXT, b TEXT)")
+      let statement = try db.makeStatement(sql: "INSERT INTO t (a, b) VALUES (?, ?)")
+      // Text longer than the connection allows, then a value that binds: the error is the
+      // first one's, not the "not an error" the later success leaves on the connection.
+      sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_LENGTH, 8)
+      let long = Array("longer than eight bytes".utf8)
+      let error = #expect(throws: DatabaseError.self) {
+        try statement.execute { parameters in
+          long.withUnsafeBufferPointer { parameters.bind(text: $0) }
+          parameters.bind("b".databaseValue)
+        }
+      }
+      #expect(error?.resultCode == .SQLITE_TOOBIG)
+      #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM t") == 0)
+      // The same through an array of values.
+      let fromValues = #expect(throws: DatabaseError.self) {
+        try statement.execute(binding: [String(decoding: long, as: UTF8.self).databaseValue, "b".databaseValue])
+      }
+      #expect(fromValues?.resultCode == .SQLITE_TOOBIG)
     }
   }
 

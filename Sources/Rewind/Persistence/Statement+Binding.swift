@@ -32,13 +32,15 @@ extension Statement {
   struct Parameters {
     fileprivate let handle: SQLiteStatement
     private var index: Int32 = 1
-    /// SQLite's result code for the first binding that failed, or `SQLITE_OK`.
+    /// SQLite's result code for the binding that failed (the parameters after it are not
+    /// bound), or `SQLITE_OK`.
     fileprivate private(set) var code = SQLITE_OK
 
     fileprivate init(handle: SQLiteStatement) { self.handle = handle }
 
     /// Binds `value` to the next parameter.
     mutating func bind(_ value: DatabaseValue) {
+      guard code == SQLITE_OK else { return skip() }
       record(value.storage.bind(to: handle, at: index))
     }
 
@@ -52,6 +54,8 @@ extension Statement {
 
     /// Binds UTF-8 `text` (with no NUL in it) to the next parameter.
     mutating func bind(text: UnsafeBufferPointer<UInt8>) {
+      guard code == SQLITE_OK else { return skip() }
+      guard text.count <= Int32.max else { return record(SQLITE_TOOBIG) }
       // SQLite binds a null pointer as NULL: empty text is bound from a literal.
       let code =
         text.isEmpty
@@ -63,7 +67,13 @@ extension Statement {
     }
 
     private mutating func record(_ result: Int32) {
-      if code == SQLITE_OK, result != SQLITE_OK { code = result }
+      code = result
+      index += 1
+    }
+
+    /// Passes a parameter by once one failed: a binding that succeeded after it would clear
+    /// the connection's error, and the failure would be reported as "not an error".
+    private mutating func skip() {
       index += 1
     }
   }
@@ -101,11 +111,17 @@ extension Statement {
     }
   }
 
+  /// The error for result `code`: with the connection's extended code and message when they
+  /// are about it, or else `code` and SQLite's text for it (a failure found before SQLite was
+  /// called, or one a later call has cleared from the connection).
   private func failure(_ code: Int32) -> DatabaseError {
-    let connection = sqlite3_db_handle(sqliteStatement)
+    if let connection = sqlite3_db_handle(sqliteStatement), sqlite3_errcode(connection) & 0xFF == code & 0xFF {
+      return DatabaseError(
+        resultCode: ResultCode(rawValue: sqlite3_extended_errcode(connection)),
+        message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
     return DatabaseError(
-      resultCode: ResultCode(rawValue: connection.map { sqlite3_extended_errcode($0) } ?? code),
-      message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+      resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errstr(code)), sql: sql)
   }
 
 }
