@@ -308,7 +308,10 @@ struct HistoryModel {
       let current = rows[change.key]
       var target: Row?
       switch (change.before, change.after) {
-      case (nil, _): target = nil
+      case (nil, let after):
+        // A view property set from nil since holds someone else's value: kept.
+        if change.key.table == "view", let current, current != after { return nil }
+        target = nil
       case (let before?, nil): target = current ?? before
       case (let before?, let after?):
         guard var row = current else { return nil }
