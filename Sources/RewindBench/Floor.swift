@@ -53,7 +53,7 @@ final class Floor {
   /// An action's statements, each found among the prepared ones (or prepared once) and its
   /// arguments laid out as bytes, before any is timed or counted: what a C program replaying
   /// them would hold in its variables. (Finding each statement by its text and converting each
-  /// string when it is bound cost the floor about 6k instructions a send, which flattered the
+  /// string when it is bound cost the floor about 7.7k instructions a send, which flattered the
   /// engine's ratio.)
   func steps(_ entry: [EngineStatement]) throws -> [Step] {
     try entry.map { statement in

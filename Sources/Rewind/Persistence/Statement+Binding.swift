@@ -57,13 +57,13 @@ extension Statement {
       guard code == SQLITE_OK else { return skip() }
       guard text.count <= Int32.max else { return record(SQLITE_TOOBIG) }
       // SQLite binds a null pointer as NULL: empty text is bound from a literal.
-      let code =
+      let result =
         text.isEmpty
         ? sqlite3_bind_text(handle, index, "", 0, transient)
         : text.withMemoryRebound(to: CChar.self) {
           sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), transient)
         }
-      record(code)
+      record(result)
     }
 
     private mutating func record(_ result: Int32) {
