@@ -65,4 +65,36 @@ struct PositionKeyTests {
     #expect(PositionKey.isValid("a0"))
     #expect(PositionKey.isValid("b12V"))
   }
+
+  /// The key between any two keys a list can hold is the one the array-building version of
+  /// release 0.5 gives (``ReferencePositionKey``): keys written before are not written again
+  /// differently, and a reload compares them as they were. Bounds come from random appends,
+  /// prepends and inserts, many splits deep, and include the smallest integer part and keys
+  /// whose integer part must widen or narrow.
+  @Test(arguments: [1, 2, 3, 4])
+  func betweenAgreesWithTheArrayBuildingModel(seed: UInt64) {
+    var random = SplitMix64(seed: seed)
+    var keys = [PositionKey.between(nil, nil)]
+    for _ in 0..<3_000 {
+      let index = Int.random(in: 0...keys.count, using: &random)
+      let lower = index == 0 ? nil : keys[index - 1]
+      let upper = index == keys.count ? nil : keys[index]
+      let key = PositionKey.between(lower, upper)
+      #expect(key == ReferencePositionKey.between(lower, upper), "between \(lower ?? "nil") and \(upper ?? "nil")")
+      keys.insert(key, at: index)
+    }
+    #expect(keys == keys.sorted() && Set(keys).count == keys.count)
+    let edges = [
+      PositionKey.smallestInteger, PositionKey.smallestInteger + "1", "Zz", "Zzz", "a0", "az", "azz", "b00", "bzz",
+      "z" + String(repeating: "z", count: 25) + "y", "a0zzzz", "a0V", "a01",
+    ]
+    for lower in [nil] + edges {
+      for upper in [nil] + edges {
+        // Ordered bounds only, and none below the smallest key.
+        if let lower, let upper, lower >= upper { continue }
+        if lower == nil, upper == PositionKey.smallestInteger { continue }
+        #expect(PositionKey.between(lower, upper) == ReferencePositionKey.between(lower, upper))
+      }
+    }
+  }
 }

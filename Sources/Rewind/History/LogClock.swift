@@ -7,8 +7,17 @@ import Foundation
 /// evaluate `strftime` on every insert. The text up to the second is built once per second.
 struct LogClock {
   private var second: Int = -1
-  /// The text up to the second's dot, then room for the milliseconds and the `Z`.
-  private var text: [UInt8] = []
+  /// The text up to the second's dot, then room for the milliseconds and the `Z`, held inline:
+  /// the history is copied before each write (to put back if it fails), and an array here
+  /// would then be copied on every entry's time.
+  private var text: Bytes = (
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  )
+  private var count = 0
+  private typealias Bytes = (
+    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+  )
 
   /// The current time as log text.
   mutating func now() -> String {
@@ -21,24 +30,33 @@ struct LogClock {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
     let seconds = Int(spec.tv_sec)
-    if seconds != second {
-      var time = time_t(spec.tv_sec)
-      var parts = tm()
-      gmtime_r(&time, &parts)
-      let prefix =
-        "\(Self.digits(Int(parts.tm_year) + 1900, 4))-\(Self.digits(Int(parts.tm_mon) + 1, 2))-"
-        + "\(Self.digits(Int(parts.tm_mday), 2))T\(Self.digits(Int(parts.tm_hour), 2)):"
-        + "\(Self.digits(Int(parts.tm_min), 2)):\(Self.digits(Int(parts.tm_sec), 2))."
-      text = Array(prefix.utf8) + Array("000Z".utf8)
-      second = seconds
-    }
+    let count = seconds == second ? self.count : startSecond(seconds)
     // Only the milliseconds change within a second: written in place, no string concatenated.
     let milliseconds = Int(spec.tv_nsec) / 1_000_000
-    let end = text.count - 1
-    text[end - 3] = UInt8(ascii: "0") + UInt8(milliseconds / 100)
-    text[end - 2] = UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10)
-    text[end - 1] = UInt8(ascii: "0") + UInt8(milliseconds % 10)
-    return try text.withUnsafeBufferPointer(body)
+    return try withUnsafeMutableBytes(of: &text) { bytes in
+      let end = count - 1
+      bytes[end - 3] = UInt8(ascii: "0") + UInt8(milliseconds / 100)
+      bytes[end - 2] = UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10)
+      bytes[end - 1] = UInt8(ascii: "0") + UInt8(milliseconds % 10)
+      return try body(UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[..<count]))
+    }
+  }
+
+  /// Writes the text of `seconds` up to the milliseconds, and returns its length.
+  private mutating func startSecond(_ seconds: Int) -> Int {
+    var time = time_t(seconds)
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    let prefix =
+      "\(Self.digits(Int(parts.tm_year) + 1900, 4))-\(Self.digits(Int(parts.tm_mon) + 1, 2))-"
+      + "\(Self.digits(Int(parts.tm_mday), 2))T\(Self.digits(Int(parts.tm_hour), 2)):"
+      + "\(Self.digits(Int(parts.tm_min), 2)):\(Self.digits(Int(parts.tm_sec), 2)).000Z"
+    // 24 bytes up to the year 9999; the widest year an `Int32` gives (11 characters) needs 31.
+    let bytes = Array(prefix.utf8)
+    precondition(bytes.count <= MemoryLayout.size(ofValue: text), "log time \(prefix) is too long")
+    withUnsafeMutableBytes(of: &text) { $0.copyBytes(from: bytes) }
+    (second, count) = (seconds, bytes.count)
+    return bytes.count
   }
 
   /// `value` in decimal, zero-padded to `width` digits.

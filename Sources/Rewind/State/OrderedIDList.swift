@@ -210,8 +210,11 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   mutating func takeChanges() -> [(id: ID, before: String?, after: String?)] {
     guard !pending.isEmpty else { return [] }
     defer {
-      pending = [:]
-      touched = []
+      // Most actions touch a member or two: the tables are kept for the next one rather than
+      // made again, unless an action touched many (and they would hold that memory).
+      let keep = pending.count <= 64
+      pending.removeAll(keepingCapacity: keep)
+      touched.removeAll(keepingCapacity: keep)
     }
     return pending.compactMap { id, before in
       let after = keys[id]

@@ -22,42 +22,57 @@ enum PositionKey {
   /// - Precondition: `lower < upper` when both are given, and both are valid keys.
   @usableFromInline
   static func between(_ lower: String?, _ upper: String?) -> String {
+    if let lower, let upper { precondition(lower < upper, "position keys out of order: \(lower) >= \(upper)") }
+    // Every move and insert makes one: built from the bounds' bytes in place, straight into
+    // the new string, with no array made on the way. The key is at most a digit longer than
+    // the longer bound (a fraction one digit longer, or an integer part one digit wider).
+    let capacity = max(lower?.utf8.count ?? 0, upper?.utf8.count ?? 0) + 2
+    return withUTF8(lower) { lower in
+      withUTF8(upper) { upper in
+        String(unsafeUninitializedCapacity: capacity) { buffer in
+          var key = KeyWriter(buffer)
+          write(between: lower, upper, to: &key)
+          return key.count
+        }
+      }
+    }
+  }
+
+  /// Writes a key strictly between `lower` and `upper` (UTF-8 bytes of valid keys) to `key`.
+  private static func write(
+    between lower: UnsafeBufferPointer<UInt8>?, _ upper: UnsafeBufferPointer<UInt8>?, to key: inout KeyWriter
+  ) {
     switch (lower, upper) {
     case (nil, nil):
-      return first
+      key.append(contentsOf: first.utf8)
     case (nil, let upper?):
       let integer = integerPart(upper)
-      let fraction = Array(upper.utf8.dropFirst(integer.count))
-      if integer == Array(smallestInteger.utf8) {
-        return string(integer + midpoint([], fraction))
+      if integer.elementsEqual(smallestInteger.utf8) {
+        key.append(contentsOf: integer)
+        midpoint(upper[integer.count..<integer.count], upper[integer.count...], to: &key)
+      } else if integer.count < upper.count {
+        key.append(contentsOf: integer)
+      } else if !decrement(integer, to: &key) {
+        preconditionFailure("cannot decrement position key \(String(decoding: upper, as: UTF8.self))")
       }
-      if integer.lexicographicallyPrecedes(Array(upper.utf8)) {
-        return string(integer)
-      }
-      guard let decremented = decrement(integer) else {
-        preconditionFailure("cannot decrement position key \(upper)")
-      }
-      return string(decremented)
     case (let lower?, nil):
       let integer = integerPart(lower)
-      let fraction = Array(lower.utf8.dropFirst(integer.count))
-      if let incremented = increment(integer) { return string(incremented) }
-      return string(integer + midpoint(fraction, nil))
+      if !increment(integer, to: &key) {
+        key.append(contentsOf: integer)
+        midpoint(lower[integer.count...], nil, to: &key)
+      }
     case (let lower?, let upper?):
-      precondition(lower < upper, "position keys out of order: \(lower) >= \(upper)")
-      let integerLower = integerPart(lower)
-      let fractionLower = Array(lower.utf8.dropFirst(integerLower.count))
-      let integerUpper = integerPart(upper)
-      let fractionUpper = Array(upper.utf8.dropFirst(integerUpper.count))
-      if integerLower == integerUpper {
-        return string(integerLower + midpoint(fractionLower, fractionUpper))
+      let (integerLower, integerUpper) = (integerPart(lower), integerPart(upper))
+      if integerLower.elementsEqual(integerUpper) {
+        key.append(contentsOf: integerLower)
+        midpoint(lower[integerLower.count...], upper[integerUpper.count...], to: &key)
+        return
       }
-      if let incremented = increment(integerLower),
-        incremented.lexicographicallyPrecedes(Array(upper.utf8))
-      {
-        return string(incremented)
-      }
-      return string(integerLower + midpoint(fractionLower, nil))
+      let start = key.count
+      if increment(integerLower, to: &key), key.written(from: start).lexicographicallyPrecedes(upper) { return }
+      key.count = start
+      key.append(contentsOf: integerLower)
+      midpoint(lower[integerLower.count...], nil, to: &key)
     }
   }
 
@@ -101,25 +116,60 @@ enum PositionKey {
 
   // MARK: - Implementation
 
-  /// A fraction strictly between fractions `a` and `b` (`b == nil` means 1).
-  private static func midpoint(_ a: [UInt8], _ b: [UInt8]?) -> [UInt8] {
-    if let b {
-      // Skip the common prefix.
-      var n = 0
-      while n < b.count, (n < a.count ? a[n] : zero) == b[n] { n += 1 }
-      if n > 0 {
-        return Array(b[..<n]) + midpoint(Array(a.dropFirst(n)), Array(b.dropFirst(n)))
+  /// The bytes of a key being written, in the new string's buffer.
+  private struct KeyWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+
+    mutating func append(_ byte: UInt8) {
+      buffer[count] = byte
+      count += 1
+    }
+
+    mutating func append(contentsOf bytes: some Collection<UInt8>) {
+      for byte in bytes { append(byte) }
+    }
+
+    func written(from start: Int) -> Slice<UnsafeMutableBufferPointer<UInt8>> { buffer[start..<count] }
+  }
+
+  /// Calls `body` with the UTF-8 bytes of `key`, in place (a small string's on the stack).
+  private static func withUTF8<R>(_ key: String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+    guard var key else { return body(nil) }
+    return key.withUTF8 { body($0) }
+  }
+
+  /// Writes a fraction strictly between fractions `a` and `b` (`b == nil` means 1).
+  private static func midpoint(
+    _ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: Slice<UnsafeBufferPointer<UInt8>>?, to key: inout KeyWriter
+  ) {
+    var (a, b) = (a, b)
+    while true {
+      if let upper = b {
+        // Skip the common prefix.
+        var n = 0
+        while n < upper.count, (n < a.count ? a[a.startIndex + n] : zero) == upper[upper.startIndex + n] { n += 1 }
+        if n > 0 {
+          key.append(contentsOf: upper.prefix(n))
+          (a, b) = (a.dropFirst(n), upper.dropFirst(n))
+          continue
+        }
       }
+      let digitA = a.first.flatMap(digitIndex) ?? 0
+      let digitB = b.flatMap { $0.first.flatMap(digitIndex) } ?? digits.count
+      if digitB - digitA > 1 {
+        key.append(digits[(digitA + digitB + 1) / 2])
+        return
+      }
+      if let upper = b, upper.count > 1 {
+        key.append(upper[upper.startIndex])
+        return
+      }
+      key.append(digits[digitA])
+      (a, b) = (a.dropFirst(), nil)
     }
-    let digitA = a.first.flatMap(digitIndex) ?? 0
-    let digitB = b.flatMap { $0.first.flatMap(digitIndex) } ?? digits.count
-    if digitB - digitA > 1 {
-      return [digits[(digitA + digitB + 1) / 2]]
-    }
-    if let b, b.count > 1 {
-      return [b[0]]
-    }
-    return [digits[digitA]] + midpoint(Array(a.dropFirst()), nil)
   }
 
   private static func integerLength(_ head: UInt8) -> Int? {
@@ -130,50 +180,69 @@ enum PositionKey {
     }
   }
 
-  private static func integerPart(_ key: String) -> [UInt8] {
-    let bytes = Array(key.utf8)
-    guard let length = integerLength(bytes[0]), length <= bytes.count else {
-      preconditionFailure("invalid position key \(key)")
+  private static func integerPart(_ key: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
+    guard let head = key.first, let length = integerLength(head), length <= key.count else {
+      preconditionFailure("invalid position key \(String(decoding: key, as: UTF8.self))")
     }
-    return Array(bytes[..<length])
+    return key[..<length]
   }
 
-  private static func increment(_ integer: [UInt8]) -> [UInt8]? {
-    var head = integer[0]
-    var body = Array(integer.dropFirst())
-    for i in body.indices.reversed() {
-      let next = digitIndex(body[i])! + 1
+  /// Writes the integer part after `integer`, or returns `false` (having written nothing) when
+  /// it is the largest.
+  private static func increment(_ integer: Slice<UnsafeBufferPointer<UInt8>>, to key: inout KeyWriter) -> Bool {
+    let start = key.count
+    key.append(contentsOf: integer)
+    let head = key.buffer[start]
+    for i in (start + 1..<key.count).reversed() {
+      let next = digitIndex(key.buffer[i])! + 1
       if next < digits.count {
-        body[i] = digits[next]
-        return [head] + body
+        key.buffer[i] = digits[next]
+        return true
       }
-      body[i] = zero
+      key.buffer[i] = zero
     }
     // Every digit carried: the integer part grows (or shrinks, for negative heads).
-    if head == UInt8(ascii: "Z") { return [UInt8(ascii: "a"), zero] }
-    if head == UInt8(ascii: "z") { return nil }
-    head += 1
-    if head > UInt8(ascii: "a") { body.append(zero) } else { body.removeLast() }
-    return [head] + body
+    switch head {
+    case UInt8(ascii: "Z"):
+      key.count = start
+      key.append(contentsOf: [UInt8(ascii: "a"), zero])
+    case UInt8(ascii: "z"):
+      key.count = start
+      return false
+    default:
+      key.buffer[start] = head + 1
+      if head + 1 > UInt8(ascii: "a") { key.append(zero) } else { key.count -= 1 }
+    }
+    return true
   }
 
-  private static func decrement(_ integer: [UInt8]) -> [UInt8]? {
-    var head = integer[0]
-    var body = Array(integer.dropFirst())
+  /// Writes the integer part before `integer`, or returns `false` (having written nothing)
+  /// when it is the smallest.
+  private static func decrement(_ integer: Slice<UnsafeBufferPointer<UInt8>>, to key: inout KeyWriter) -> Bool {
+    let start = key.count
+    key.append(contentsOf: integer)
+    let head = key.buffer[start]
     let top = digits[digits.count - 1]
-    for i in body.indices.reversed() {
-      let index = digitIndex(body[i])!
+    for i in (start + 1..<key.count).reversed() {
+      let index = digitIndex(key.buffer[i])!
       if index > 0 {
-        body[i] = digits[index - 1]
-        return [head] + body
+        key.buffer[i] = digits[index - 1]
+        return true
       }
-      body[i] = top
+      key.buffer[i] = top
     }
-    if head == UInt8(ascii: "a") { return [UInt8(ascii: "Z"), top] }
-    if head == UInt8(ascii: "A") { return nil }
-    head -= 1
-    if head < UInt8(ascii: "Z") { body.append(top) } else { body.removeLast() }
-    return [head] + body
+    switch head {
+    case UInt8(ascii: "a"):
+      key.count = start
+      key.append(contentsOf: [UInt8(ascii: "Z"), top])
+    case UInt8(ascii: "A"):
+      key.count = start
+      return false
+    default:
+      key.buffer[start] = head - 1
+      if head - 1 < UInt8(ascii: "Z") { key.append(top) } else { key.count -= 1 }
+    }
+    return true
   }
 
   private static func digitIndex(_ byte: UInt8) -> Int? {
@@ -183,9 +252,5 @@ enum PositionKey {
     case UInt8(ascii: "a")...UInt8(ascii: "z"): Int(byte - UInt8(ascii: "a")) + 36
     default: nil
     }
-  }
-
-  private static func string(_ bytes: [UInt8]) -> String {
-    String(decoding: bytes, as: UTF8.self)
   }
 }
