@@ -6,7 +6,8 @@ import Foundation
 /// The engine binds it rather than leave the column's default to SQLite, which would parse and
 /// evaluate `strftime` on every insert. The text up to the second is built once per second.
 struct LogClock {
-  private var second: Int = -1
+  /// The second `text` was written for: none at first (no clock reads `Int.min`).
+  private var second = Int.min
   /// The text up to the second's dot, then room for the milliseconds and the `Z`, held inline:
   /// the history is copied before each write (to put back if it fails), and an array here
   /// would then be copied on every entry's time.

@@ -206,15 +206,16 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
 
   /// The (id, key before, key after) of every member the current action changed, and resets
   /// tracking for the next action.
+  ///
+  /// - Parameter keepingCapacity: keep the tracking tables' memory for the next action (unless
+  ///   this one touched many members): for a list changed on most sends. A family of lists
+  ///   (``OrderedIDLists``) frees it, so that the lists it holds, one per owner, hold none.
   @inlinable
-  mutating func takeChanges() -> [(id: ID, before: String?, after: String?)] {
+  mutating func takeChanges(keepingCapacity: Bool = true) -> [(id: ID, before: String?, after: String?)] {
     guard !pending.isEmpty else { return [] }
     defer {
-      // Most actions touch a member or two: the tables are kept for the next one rather than
-      // made again, unless an action touched many (and they would hold that memory).
-      let keep = pending.count <= 64
-      pending.removeAll(keepingCapacity: keep)
-      touched.removeAll(keepingCapacity: keep)
+      pending.removeAll(keepingCapacity: keepingCapacity && pending.count <= 64)
+      touched.removeAll(keepingCapacity: keepingCapacity && touched.count <= 64)
     }
     return pending.compactMap { id, before in
       let after = keys[id]

@@ -139,7 +139,7 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
     var ids: [ID] = []
     for owner in touched {
       guard var list = lists[owner] else { continue }
-      for (id, old, new) in list.takeChanges() {
+      for (id, old, new) in list.takeChanges(keepingCapacity: false) {
         if before[id] == nil, after[id] == nil { ids.append(id) }
         if let old { before[id] = (owner, old) }
         if let new { after[id] = (owner, new) }

@@ -205,7 +205,8 @@ enum PositionKey {
     switch head {
     case UInt8(ascii: "Z"):
       key.count = start
-      key.append(contentsOf: [UInt8(ascii: "a"), zero])
+      key.append(UInt8(ascii: "a"))
+      key.append(zero)
     case UInt8(ascii: "z"):
       key.count = start
       return false
@@ -234,7 +235,8 @@ enum PositionKey {
     switch head {
     case UInt8(ascii: "a"):
       key.count = start
-      key.append(contentsOf: [UInt8(ascii: "Z"), top])
+      key.append(UInt8(ascii: "Z"))
+      key.append(top)
     case UInt8(ascii: "A"):
       key.count = start
       return false
