@@ -75,6 +75,27 @@ struct PayloadWriterTests {
     #expect(TasksAction.logName(customName: "custom", payload: #"{"add":1}"#) == "custom")
   }
 
+  /// A written payload names the action as its text would: the writer keeps the first key
+  /// only when it wrote it with no escape, where reading the text finds none.
+  @Test func aWrittenPayloadNamesTheActionAsItsTextWould() throws {
+    for action: TasksAction in [
+      .add(title: "A"), .rename(id: 1, title: "B"), .toggle(id: 1), .move(id: 1, to: 0), .select(id: 1), .search("x"),
+      .dismiss, .row(id: 1, action: .toggle), .scroll(3),
+    ] {
+      let (payload, name) = try action.logged()
+      #expect(payload == (try CompactJSONEncoder.encode(action)))
+      #expect(name == TasksAction.logName(customName: action.customName, payload: payload), "\(payload)")
+      #expect(name == action.name)
+    }
+    for key in ["add", "", "café", #"a"b"#, "a\\b", "tab\there", "line\n"] {
+      var writer = JSONObjectWriter()
+      try writer.write(key, 1)
+      try writer.write(key + "~", 2)
+      let text = writer.finish()
+      #expect(writer.firstKey == JSONObjectMembers.firstKey(text), "\(text)")
+    }
+  }
+
   @Test func aStoreLogsTheWrittenPayloads() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

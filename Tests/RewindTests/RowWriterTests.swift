@@ -62,4 +62,35 @@ struct RowWriterTests {
       #expect(try String.fetchOne(db, sql: "SELECT b FROM t WHERE a = 2") == nil)
     }
   }
+
+  /// Declared columns find their statement by identity, among the last few: tables whose rows
+  /// share one declared `Columns` (same names) still get their own statements, and so do more
+  /// kinds of row than the few remembered, taken in turn.
+  @Test func declaredColumnsSharedByTablesFindEachItsOwnStatement() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      let tables = (0..<12).map { "t\($0)" }
+      for table in tables { try db.execute(sql: "CREATE TABLE \(table) (id INTEGER PRIMARY KEY, v TEXT)") }
+      let columns = RowImage.Columns(["v", "id"])  // declared out of order: values given as declared
+      let key = RowImage.Columns(["id"])
+      var writer = RowWriter()
+      for round in 0..<3 {
+        for (index, table) in tables.enumerated() {
+          let id = Int64(index).databaseValue
+          try writer.apply(
+            [
+              RowChange(
+                table: table, key: RowImage(key, [id]), before: nil,
+                after: RowImage(columns, ["\(table) \(round)".databaseValue, id]))
+            ], .forward, in: db)
+        }
+      }
+      for (index, table) in tables.enumerated() {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, v FROM \(table)")
+        #expect(rows.count == 1, "\(table)")
+        #expect(rows.first?["id"] == Int64(index), "\(table)")
+        #expect(rows.first?["v"] == "\(table) 2", "\(table)")
+      }
+    }
+  }
 }

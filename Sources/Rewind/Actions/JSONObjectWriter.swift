@@ -17,6 +17,11 @@ public struct JSONObjectWriter {
   /// The key of the last member written, for the order check.
   @usableFromInline
   var lastKey: String?
+  /// The key of the first member, if it was written with no escape: the name an action is
+  /// logged under, as ``JSONObjectMembers/firstKey(_:)`` reads it from the text (which reads
+  /// none from an escaped key), with no second pass over the text.
+  @usableFromInline
+  var firstKey: String?
 
   init() {
     bytes = []
@@ -95,6 +100,7 @@ public struct JSONObjectWriter {
 
   @usableFromInline
   mutating func startMember(_ key: String) throws {
+    let isFirst = lastKey == nil
     if let lastKey {
       guard lastKey < key else {
         throw RewindError(
@@ -105,7 +111,10 @@ public struct JSONObjectWriter {
       bytes.append(UInt8(ascii: ","))
     }
     lastKey = key
+    let start = bytes.count
     JSONText.appendString(key, to: &bytes)
+    // Every escape makes the text longer than the key and its quotes.
+    if isFirst, bytes.count - start == key.utf8.count + 2 { firstKey = key }
     bytes.append(UInt8(ascii: ":"))
   }
 }

@@ -65,6 +65,13 @@ extension LoggedAction {
   /// The action's payload as the log holds it: written by ``writePayload(to:)``, or else encoded
   /// by `Codable`.
   func payloadText() throws -> String {
+    try logged().payload
+  }
+
+  /// The action's payload as the log holds it (see ``payloadText()``) and the name it is logged
+  /// under (see ``name``): a written payload names its first key as it writes it, where the
+  /// text of a `Codable` one is read for it.
+  func logged() throws -> (payload: String, name: String) {
     var writer = JSONObjectWriter()
     let written: Bool
     do {
@@ -72,7 +79,10 @@ extension LoggedAction {
     } catch let error as RewindError {
       throw RewindError(error.code, "\(Self.self).writePayload(to:): \(error.message)", underlying: error.underlying)
     }
-    guard written else { return try CompactJSONEncoder.encode(self) }
+    guard written else {
+      let text = try CompactJSONEncoder.encode(self)
+      return (text, Self.logName(customName: customName, payload: text))
+    }
     let text = writer.finish()
     #if DEBUG
       let encoded = try CompactJSONEncoder.encode(self)
@@ -83,15 +93,14 @@ extension LoggedAction {
         )
       }
     #endif
-    return text
+    return (text, customName ?? writer.firstKey ?? String(describing: Self.self))
   }
 
   /// The action's name in `action_log.action`: ``customName``, or else the first key of its
   /// JSON encoding (the case name of an enum with synthesized `Codable`).
   public var name: String {
     if let customName { return customName }
-    let payload = (try? payloadText()) ?? ""
-    return Self.logName(customName: nil, payload: payload)
+    return (try? logged().name) ?? String(describing: Self.self)
   }
 
   /// The name to log for an action with this payload. The store calls it with the payload it

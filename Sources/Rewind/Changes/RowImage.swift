@@ -180,6 +180,10 @@ extension RowImage {
       jsonKeys = nil
     }
 
+    /// Whether these columns were declared to be shared by many rows (``init(_:)``), rather
+    /// than made for one.
+    var isShared: Bool { jsonKeys != nil }
+
     private static func jsonKeys(_ names: [String]) -> (text: [UInt8], ends: [Int]) {
       var (text, ends): ([UInt8], [Int]) = ([], [])
       for name in names {

@@ -9,6 +9,10 @@ struct RowWriter {
   /// SQL is paid once per table and column set. A table has one or a few column sets.
   private var upserts: [String: [Upsert]] = [:]
   private var deletes: [String: [Delete]] = [:]
+  /// The upserts of the last few kinds of row written (at most 8, the latest first): a send
+  /// writes the rows of a few tables, whose statements are found here by the identity of
+  /// their columns, with no table name hashed.
+  private var recentUpserts: [(table: String, upsert: Upsert)] = []
   /// Each statement's text, by the number ``statement(for:_:)`` gives it, and the statement
   /// prepared for it on ``connection``: found without hashing its text.
   private var texts: [String] = []
@@ -74,20 +78,45 @@ struct RowWriter {
       deletes[change.table, default: []].append(delete)
       return (delete.number, change.key.values)
     }
-    let upsert: Upsert
-    if let cached = upserts[change.table]?.first(where: {
-      $0.columns == row.columns && $0.keyColumns == change.key.columns
+    let upsert = upsert(table: change.table, columns: row.columns, keyColumns: change.key.columns)
+    try row.values.withUnsafeBufferPointer { values in
+      for index in values.indices {
+        try Self.checkStorable(values[index], column: { row.columns.names[index] }, of: change.table)
+      }
+    }
+    return (upsert.number, row.values)
+  }
+
+  /// The upsert of rows of `table` with `columns`, keyed by `keyColumns`: one found lately (the
+  /// very columns, which a cached statement holds, so no other can take their identity), one
+  /// made before, or a new one.
+  private mutating func upsert(
+    table: String, columns: RowImage.Columns, keyColumns: RowImage.Columns
+  ) -> Upsert {
+    // Read only: the history, and this writer with it, is copied before each write (to put
+    // back if it fails), so a change here would copy the array on every send.
+    if let recent = recentUpserts.first(where: {
+      $0.upsert.columns === columns && $0.upsert.keyColumns === keyColumns && $0.table == table
     }) {
+      return recent.upsert
+    }
+    let upsert: Upsert
+    if let cached = upserts[table]?.first(where: { $0.columns == columns && $0.keyColumns == keyColumns }) {
       upsert = cached
     } else {
       upsert = Upsert(
-        columns: row.columns, keyColumns: change.key.columns,
-        number: add(
-          Self.upsertSQL(table: change.table, columns: row.columns.names, keyColumns: change.key.columns.names)))
-      upserts[change.table, default: []].append(upsert)
+        columns: columns, keyColumns: keyColumns,
+        number: add(Self.upsertSQL(table: table, columns: columns.names, keyColumns: keyColumns.names)))
+      upserts[table, default: []].append(upsert)
     }
-    for (column, value) in row { try Self.checkStorable(value, column: column, of: change.table) }
-    return (upsert.number, row.values)
+    // Found by these very columns from now on, when rows share them (declared columns, an
+    // entity's or a table scan's): those made for one row (a dictionary's) would only push
+    // the others out.
+    if columns.isShared, keyColumns.isShared {
+      recentUpserts.insert((table, Upsert(columns: columns, keyColumns: keyColumns, number: upsert.number)), at: 0)
+      if recentUpserts.count > 8 { recentUpserts.removeLast() }
+    }
+    return upsert
   }
 
   /// Numbers a new statement. (`texts` and `prepared` are values: a copy of the writer, kept
@@ -100,18 +129,18 @@ struct RowWriter {
 
   /// Refuses a value the table would hold otherwise than the log and memory say: SQLite's text
   /// binding stops at the first NUL, and SQLite stores a NaN real as NULL.
-  static func checkStorable(_ value: DatabaseValue, column: String, of table: String) throws {
+  static func checkStorable(_ value: DatabaseValue, column: () -> String, of table: String) throws {
     switch value.storage {
     // (Through the contiguous UTF-8, which native strings have: a scan of a buffer rather than
     // the view's generic iteration, on every text value written.)
     case .string(let text) where text.utf8.withContiguousStorageIfAvailable({ $0.contains(0) }) ?? text.utf8.contains(0):
       throw RewindError(
         .invalidValue,
-        "\(table).\(column) would hold text with a NUL character, which SQLite text cannot store exactly; refused")
+        "\(table).\(column()) would hold text with a NUL character, which SQLite text cannot store exactly; refused")
     case .double(let real) where real.isNaN:
       throw RewindError(
         .invalidValue,
-        "\(table).\(column) would hold NaN (not a number), which SQLite stores as NULL; refused (an arithmetic result such as 0/0 or inf - inf?)"
+        "\(table).\(column()) would hold NaN (not a number), which SQLite stores as NULL; refused (an arithmetic result such as 0/0 or inf - inf?)"
       )
     default: break
     }

@@ -164,16 +164,15 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// - Complexity: proportional to what the action changed, not to the size of the state.
   @discardableResult
   public func send(_ action: Action) throws -> Int64? {
-    let payload: String
+    let (payload, name): (String, String)
     do {
-      payload = try action.payloadText()
+      (payload, name) = try action.logged()
     } catch let error as RewindError {
       throw error
     } catch {
       throw RewindError(
         .commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)
     }
-    let name = Action.logName(customName: action.customName, payload: payload)
     var effect = Effect<Action>.none
     // What memory holds beyond the file while the transaction runs: nothing, the reducer's
     // untaken changes, or the changes taken for the entry.
