@@ -375,7 +375,11 @@ extension StateSchema {
 
   func takeChanges(from root: inout Root) throws -> [RowChange] {
     var changes: [RowChange] = []
-    for part in specialized { try part.takeChanges(&root, &changes) }
+    // Each part borrowed in place: an array's iterator retained each, and this generic code
+    // looked up the element type's metadata for it.
+    try specialized.withUnsafeBufferPointer { parts in
+      for index in parts.indices { try parts[index].takeChanges(&root, &changes) }
+    }
     return changes
   }
 

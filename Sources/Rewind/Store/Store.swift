@@ -178,33 +178,37 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     // untaken changes, or the changes taken for the entry.
     var pending: [RowChange]?
     var reduced = false
-    let seq: Int64?
+    // Set inside rather than returned: a write's result passes through GRDB's and Dispatch's
+    // generic code, which looked up the metadata of `Optional<Int64?>` on every send.
+    var seq: Int64?
     do {
-      seq = try write(
-        { db, history -> Int64? in
+      try write(
+        { db, history in
           // Reduce in place: no copy of the state is kept, so no collection is copied on write.
           // The reducer reads the store's dependencies, whatever scope `send` was called in.
           // (Set directly: `withDependencies` would first read and merge the current values.)
-          effect = DependencyValues.$_current.withValue(dependencies) {
-            reducer.reduce(into: &current, action: action)
+          // (The effect is assigned inside: returned through `withValue`'s generic result, its
+          // type's metadata was looked up on every send.)
+          DependencyValues.$_current.withValue(dependencies) {
+            effect = reducer.reduce(into: &current, action: action)
           }
           reduced = true
           let changes = try repository.schema.takeChanges(from: &current)
           pending = changes
-          guard !changes.isEmpty else { return nil }
+          guard !changes.isEmpty else { return }
           let entry = LogEntry(
             kind: .action, action: name, payload: payload, changes: changes,
             undo: action.isUndoable ? .step(group: action.undoGroup) : .none)
-          let (seq, cascaded) = try history.commit(entry, db)
+          let (committed, cascaded) = try history.commit(entry, db)
+          seq = committed
           if !cascaded.isEmpty {
             // Rows the engine removed or changed with what the action deleted (children, list
             // entries): memory follows, and view state pointing at them is repaired in the
             // same step, as after an undo. A failed commit then reads the file back.
             pending = nil
             try repository.schema.apply(cascaded, .forward, to: &current)
-            try repair(after: seq, db, &history)
+            try repair(after: committed, db, &history)
           }
-          return seq
         },
         rollingBack: { if reduced { rollBack(pending) } })
     } catch {
