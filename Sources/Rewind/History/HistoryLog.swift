@@ -241,9 +241,9 @@ struct HistoryLog {
   private mutating func append(
     _ entry: LogEntry, seq: Int64, _ db: Database
   ) throws -> (seq: Int64, cascaded: [RowChange]) {
-    var entry = entry
-    let cascaded: [RowChange]
-    (entry.changes, cascaded) = try writeRows(entry.changes, db)
+    // The entry's changes and those of the rows its deletions carried along: what is logged.
+    // (The entry itself is read in place, not copied to change its `changes`.)
+    let (changes, cascaded) = try writeRows(entry.changes, db)
     let moving = entry.kind == .undo || entry.kind == .redo
     if !cascaded.isEmpty, moving {
       // Undo never removes what it did not write: rows that refer to what it deletes came later.
@@ -260,13 +260,13 @@ struct HistoryLog {
         "the file's rows refer to rows it does not hold: importing it would also \(cascaded.contains { $0.after != nil } ? "change" : "delete") \(cascaded.prefix(5).map { "\($0.table) \(describe($0.key))" }.joined(separator: ", ")); nothing was changed"
       )
     }
-    if tables.relations.hasCycle, let reason = try brokenReference(in: entry.changes, db) {
+    if tables.relations.hasCycle, let reason = try brokenReference(in: changes, db) {
       // Foreign keys checked at commit would fail there, naming nothing: say which row.
       throw RewindError(
         moving ? .conflict : .relationViolation,
         "\(entry.action) cannot be committed: \(reason) (a foreign key); nothing was written")
     }
-    let dangling = try danglingListEntries(in: entry.changes, db)
+    let dangling = try danglingListEntries(in: changes, db)
     if !dangling.isEmpty {
       throw RewindError(
         moving ? .conflict : .relationViolation,
@@ -284,7 +284,7 @@ struct HistoryLog {
         try extendStep(step, to: seq, db)
       }
     case .step(let group):
-      guard entry.changesDocument else { break }
+      guard LogEntry.changesDocument(changes) else { break }
       if let redo = nextRedo {
         try db.execute(sql: "DELETE FROM undo_steps WHERE id >= ?", arguments: [redo])
         nextRedo = nil
@@ -297,7 +297,7 @@ struct HistoryLog {
         try statements.statement(.insertStep, in: db).execute { parameters in
           parameters.bind(seq.databaseValue)
           parameters.bind(seq.databaseValue)
-          parameters.bind(group.databaseValue)
+          parameters.bind(group.map(\.databaseValue) ?? .null)
         }
         nextUndo = seq
       }
@@ -310,17 +310,19 @@ struct HistoryLog {
 
     if entry.kind == .repair { try extendApplication(endingAt: seq - 1, to: seq, db) }
 
-    var changes = TextBuffer(capacity: 256 * entry.changes.count)
-    RowChange.writeJSON(entry.changes, to: &changes)
-    let group = (step == nil ? nil : openGroup?.key).databaseValue
+    var json = TextBuffer(capacity: 256 * changes.count)
+    RowChange.writeJSON(changes, to: &json)
+    // (Optionals bound through `map`, specialized here: GRDB's `Optional.databaseValue` is
+    // generic code that copied each through its value witnesses.)
+    let group = step == nil ? DatabaseValue.null : openGroup.map { $0.key.databaseValue } ?? .null
     try statements.statement(.insertEntry, in: db).execute { parameters in
       parameters.bind(seq.databaseValue)
       clock.withNow { parameters.bind(text: $0) }
       parameters.bind(entry.kind.rawValue.databaseValue)
       parameters.bind(entry.action.databaseValue)
       parameters.bind(entry.payload.databaseValue)
-      changes.withBytes { parameters.bind(text: $0) }
-      parameters.bind(step.databaseValue)
+      json.withBytes { parameters.bind(text: $0) }
+      parameters.bind(step.map(\.databaseValue) ?? .null)
       parameters.bind(group)
     }
     lastSeq = seq

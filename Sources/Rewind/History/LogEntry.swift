@@ -23,8 +23,10 @@ struct LogEntry {
   var changes: [RowChange]
   var undo: UndoRecording
 
-  /// Whether the entry changes the document (any table but `view_state`).
-  var changesDocument: Bool { changes.contains { $0.table != EngineTable.viewState.name } }
+  /// Whether `changes` change the document (any table but `view_state`).
+  static func changesDocument(_ changes: [RowChange]) -> Bool {
+    changes.contains { $0.table != EngineTable.viewState.name }
+  }
 }
 
 /// Which part of the state a jump moves.

@@ -89,7 +89,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   @usableFromInline
   func takeChanges(of value: V, into changes: inout [RowChange]) throws {
     try rows.takeChanges(to: value, into: &changes)
-    current = Written(value)
+    // The box is this part's own: updated in place, where a new one looked up its generic
+    // type's metadata (a scoped part's code is not specialized) and allocated, on every change.
+    if let current { current.value = value } else { current = Written(value) }
   }
 
   @usableFromInline
@@ -158,8 +160,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// for every scoped view state), and an optional reference needs none.
   @usableFromInline
   final class Written {
+    /// Unchecked, as `current` is (see there).
     @usableFromInline
-    let value: V
+    @exclusivity(unchecked) var value: V
     init(_ value: V) { self.value = value }
   }
 
