@@ -87,8 +87,8 @@ struct RowWriter {
     return (upsert.number, row.values)
   }
 
-  /// The upsert of rows of `table` with `columns`, keyed by `keyColumns`: one found lately (the
-  /// very columns, which a cached statement holds, so no other can take their identity), one
+  /// The upsert of rows of `table` with `columns`, keyed by `keyColumns`: one found lately (by
+  /// the very columns, which the entry holds, so no other object can take their identity), one
   /// made before, or a new one.
   private mutating func upsert(
     table: String, columns: RowImage.Columns, keyColumns: RowImage.Columns

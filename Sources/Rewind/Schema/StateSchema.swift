@@ -375,8 +375,7 @@ extension StateSchema {
 
   func takeChanges(from root: inout Root) throws -> [RowChange] {
     var changes: [RowChange] = []
-    // Each part borrowed in place: an array's iterator retained each, and this generic code
-    // looked up the element type's metadata for it.
+    // Each part borrowed in place, where an array's iterator retained and released each.
     try specialized.withUnsafeBufferPointer { parts in
       for index in parts.indices { try parts[index].takeChanges(&root, &changes) }
     }
