@@ -16,9 +16,7 @@ extension Statement {
   /// into, with no `String` made of them and no array of values.
   func execute(bindingWith bind: (inout Parameters) throws -> Void) throws {
     let handle = sqliteStatement
-    var parameters = Parameters(handle: handle)
-    try bind(&parameters)
-    guard parameters.code == SQLITE_OK else { throw failure(parameters.code) }
+    try bindParameters(bind)
     let code = sqlite3_step(handle)
     guard code == SQLITE_DONE || code == SQLITE_ROW else {
       let error = failure(code)
@@ -26,6 +24,14 @@ extension Statement {
       throw error
     }
     sqlite3_reset(handle)
+  }
+
+  /// Binds the statement's parameters with `bind`, in order; throws the error of the binding
+  /// that failed, if one did.
+  private func bindParameters(_ bind: (inout Parameters) throws -> Void) throws {
+    var parameters = Parameters(handle: sqliteStatement)
+    try bind(&parameters)
+    guard parameters.code == SQLITE_OK else { throw failure(parameters.code) }
   }
 
   /// A statement's parameters, bound one after the other (see ``execute(bindingWith:)``).
@@ -85,9 +91,7 @@ extension Statement {
   func forEachRow(binding values: [DatabaseValue], _ body: (SQLiteStatement) throws -> Void) throws {
     let handle = sqliteStatement
     defer { sqlite3_reset(handle) }
-    var parameters = Parameters(handle: handle)
-    parameters.bind(values)
-    guard parameters.code == SQLITE_OK else { throw failure(parameters.code) }
+    try bindParameters { $0.bind(values) }
     while true {
       switch sqlite3_step(handle) {
       case SQLITE_ROW: try body(handle)
