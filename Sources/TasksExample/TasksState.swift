@@ -80,6 +80,17 @@ public struct TasksViewState: Codable, Equatable, Sendable {
   public init() {}
 }
 
+/// The properties listed, so that a selection compares four values and encodes one, rather
+/// than walking `encode(to:)` (the names are the synthesized coding keys).
+extension TasksViewState: ViewStateProperties {
+  public static let viewProperties: [ViewProperty<Self>] = [
+    ViewProperty("selection", \.selection),
+    ViewProperty("modal", \.modal),
+    ViewProperty("importStatus", \.importStatus),
+    ViewProperty("selectedProject", \.selectedProject),
+  ]
+}
+
 /// A modal screen.
 public enum ActiveModal: Codable, Equatable, Sendable {
   /// The new-task form, with its draft title.

@@ -19,7 +19,18 @@ private struct Dot: Entity {
   }
 }
 
-private struct Screen: Codable, Equatable, Sendable {
+/// A view state's properties, for a test that runs on a view state walked through its
+/// `encode(to:)` (``Screen``) and on one that lists its properties (``ListedScreen``).
+private protocol ScreenValue: Codable, Equatable, Sendable {
+  init()
+  var selection: Int64? { get set }
+  var search: String { get set }
+  var expanded: [Int]? { get set }
+  var isEditing: Bool { get set }
+  var note: String? { get set }
+}
+
+private struct Screen: ScreenValue {
   /// `nil` at first: no row until it is set.
   var selection: Int64?
   var search = ""
@@ -30,18 +41,35 @@ private struct Screen: Codable, Equatable, Sendable {
   var note: String?
 }
 
-private struct DotsState: PersistentState, Equatable {
+/// The same properties, listed: the same rows must change, found without the walk.
+private struct ListedScreen: ScreenValue, ViewStateProperties {
+  var selection: Int64?
+  var search = ""
+  var expanded: [Int]? = [1]
+  var isEditing = false
+  var note: String?
+
+  static let viewProperties: [ViewProperty<Self>] = [
+    ViewProperty("selection", \.selection),
+    ViewProperty("search", \.search),
+    ViewProperty("expanded", \.expanded),
+    ViewProperty("isEditing", \.isEditing),
+    ViewProperty("note", \.note),
+  ]
+}
+
+private struct DotsState<S: ScreenValue>: PersistentState, Equatable {
   var dots = EntityTable<Dot>()
-  var screen = Screen()
+  var screen = S()
   static var schema: StateSchema<Self> { StateSchema(.entities(\.dots), .view(\.screen)) }
 }
 
-private enum DotsAction: LoggedAction {
-  case set(Screen)
+private enum DotsAction<S: ScreenValue>: LoggedAction {
+  case set(S)
 }
 
-private struct DotsReducer: Reducer {
-  func reduce(into state: inout DotsState, action: DotsAction) -> Effect<DotsAction> {
+private struct DotsReducer<S: ScreenValue>: Reducer {
+  func reduce(into state: inout DotsState<S>, action: DotsAction<S>) -> Effect<DotsAction<S>> {
     if case .set(let screen) = action { state.screen = screen }
     return .none
   }
@@ -50,10 +78,18 @@ private struct DotsReducer: Reducer {
 @MainActor
 struct ViewPartDiffTests {
   @Test func theFileHoldsTheViewInMemoryAndEachEntryChangesTheRowsThatDiffer() async {
+    await check(Screen.self)
+  }
+
+  @Test func aViewStateListingItsPropertiesChangesTheRowsAWalkWould() async {
+    await check(ListedScreen.self)
+  }
+
+  private func check<S: ScreenValue>(_: S.Type) async {
     await checkProperty(count: 60, input: Gen.int(in: 0...1_000_000).array(of: 1...30)) { codes in
       let directory = try TemporaryDirectory()
       let path = directory.path("dots.sqlite")
-      let store = try Store(path: path, initialState: DotsState(), reducer: DotsReducer())
+      let store = try Store(path: path, initialState: DotsState<S>(), reducer: DotsReducer<S>())
       let created = store.lastSeq
       for code in codes {
         var random = SplitMix64(seed: UInt64(code))
@@ -97,21 +133,21 @@ struct ViewPartDiffTests {
           }
         }
         // The file reads back as memory.
-        let reopened = try Store(path: path, initialState: DotsState(), reducer: DotsReducer(), readOnly: true)
+        let reopened = try Store(path: path, initialState: DotsState<S>(), reducer: DotsReducer<S>(), readOnly: true)
         #expect(reopened.state.screen == store.state.screen)
       }
       // The before images are right too: the log checks out, and walking it back from the end
       // gives the first state.
       #expect(try RewindDatabase(path: path).verify().problems == [])
       _ = try store.jump(to: created)
-      #expect(store.state.screen == Screen())
-      let reopened = try Store(path: path, initialState: DotsState(), reducer: DotsReducer(), readOnly: true)
-      #expect(reopened.state.screen == Screen())
+      #expect(store.state.screen == S())
+      let reopened = try Store(path: path, initialState: DotsState<S>(), reducer: DotsReducer<S>(), readOnly: true)
+      #expect(reopened.state.screen == S())
     }
   }
 
   /// Makes every insert into the log on the store's connection fail, as a full disk would.
-  private static func failLogInserts(_ store: Store<DotsState, DotsAction>, _ on: Bool) throws {
+  private static func failLogInserts<S>(_ store: Store<DotsState<S>, DotsAction<S>>, _ on: Bool) throws {
     try store.repository.database.writeWithoutTransaction { db in
       try db.execute(
         sql: on
@@ -122,8 +158,8 @@ struct ViewPartDiffTests {
 
   /// The properties of `after` whose JSON differs from `before`'s, a property that encodes to
   /// nothing counted as absent (with no default, its row goes).
-  private static func changedProperties(_ before: Screen, _ after: Screen) throws -> [String] {
-    func members(_ screen: Screen) throws -> [String: String] {
+  private static func changedProperties<S: ScreenValue>(_ before: S, _ after: S) throws -> [String] {
+    func members(_ screen: S) throws -> [String: String] {
       var members = try #require(try CompactJSONEncoder.encodeMembers(screen))
       // `expanded` has a default that is not nil: nil is written as null.
       if members["expanded"] == nil { members["expanded"] = "null" }

@@ -26,23 +26,36 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// instructions each time, on every send for every view state.
   @usableFromInline
   @exclusivity(unchecked) var current: Written?
-  @exclusivity(unchecked) private var rows: ViewRows
+  @usableFromInline
+  @exclusivity(unchecked) var rows: ViewRows
   /// Each property's JSON in the app's initial state: what a property with no row loads as (a
   /// property added since the file was written, or rows removed by a jump to before they
   /// existed). Taken once, from the state the store was opened with.
   private var defaults: [String: String]?
+  /// The properties `V` lists, if it lists them (``ViewStateProperties``), in ascending order
+  /// of name: a change compares and encodes these rather than walking `encode(to:)`.
+  @usableFromInline
+  let listed: [ViewProperty<V>]?
+  /// The listed properties a change found different, with their texts, until the rows take
+  /// them; kept for its storage. Unchecked, as `current` is.
+  @usableFromInline
+  @exclusivity(unchecked) var listedTexts: [(name: String, text: String?)] = []
 
   @usableFromInline
   init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
     path = StatePath(keyPath)
     self.prefix = prefix
     rows = ViewRows(rows: [:], defaults: [:], path: { property in prefix.isEmpty ? property : prefix + "." + property })
+    listed = ((V.self as? any ViewStateProperties.Type)?.listedProperties as? [ViewProperty<V>])?
+      .sorted { $0.name < $1.name }
   }
 
   @usableFromInline
   func takeDefaults(from initial: Root) throws {
     guard defaults == nil else { return }
-    let defaults = try encodeRows(initial[keyPath: keyPath])
+    let value = initial[keyPath: keyPath]
+    let defaults = try encodeRows(value)
+    try checkListed(value, encoded: defaults)
     self.defaults = defaults
     rows = ViewRows(rows: rows.rows, defaults: defaults, path: rows.path)
   }
@@ -83,7 +96,26 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     // Compared here, specialized, and in place (a scoped part's generic code copied the value
     // out through its value witnesses): most actions leave most view states as they were.
     if let current, path.read(&root, { current.value == $0 }) { return }
-    try takeChanges(of: path.read(&root) { $0 }, into: &changes)
+    let value = path.read(&root) { $0 }
+    guard let listed, let current, rows.isWalked else { return try takeChanges(of: value, into: &changes) }
+    // The listed properties compared and encoded here, specialized for each property's type;
+    // every text is made before the rows take any (one that throws leaves them as they were).
+    listedTexts.removeAll(keepingCapacity: true)
+    for property in listed where property.differs(current.value, value) {
+      listedTexts.append((property.name, try property.text(value)))
+    }
+    try checkListedInDebugBuilds(value)
+    rows.takeListedChanges(listedTexts, into: &changes)
+    current.value = value
+  }
+
+  /// Debug builds check, on every change, that the listed properties describe `value` as its
+  /// `encode(to:)` does; opening a store checks only the initial state.
+  @usableFromInline
+  func checkListedInDebugBuilds(_ value: V) throws {
+    #if DEBUG
+      try checkListed(value, encoded: CompactJSONEncoder.encodeMembers(value) ?? [:])
+    #endif
   }
 
   @usableFromInline
@@ -185,6 +217,15 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     }
     for property in (defaults ?? [:]).keys where members[property] == nil { members[property] = "null" }
     return members
+  }
+
+  /// Throws unless the properties `V` lists (if it lists them) encode `value` as its
+  /// `encode(to:)` does: `encoded`, one text per property.
+  private func checkListed(_ value: V, encoded: [String: String]) throws {
+    guard let listed, let disagreement = try ViewRows.disagreement(of: listed, with: encoded, for: value) else { return }
+    throw RewindError(
+      .schemaMismatch,
+      "\(V.self).viewProperties does not describe \(V.self) as its encode(to:) does: \(disagreement)")
   }
 
   /// The value the rows describe, each property without a row taking its default; `exact` is

@@ -17,6 +17,7 @@ import GRDB
 /// a walk's changes are taken (and the store commits them, or reads the file again), and
 /// forgotten whenever the rows are replaced from elsewhere (a load, a jump, a rollback) or the
 /// property goes missing from a walk.
+@usableFromInline
 final class ViewRows {
   /// One property: its row as the file holds it and the value it was last encoded from.
   struct Member {
@@ -58,6 +59,8 @@ final class ViewRows {
   /// kind: a view state must encode as a JSON object.
   @exclusivity(unchecked) private var wasKeyed = false
   @exclusivity(unchecked) private var wasNotKeyed = false
+  /// Whether a walk of `encode(to:)` has run on these rows (see ``isWalked``).
+  @exclusivity(unchecked) private var walked = false
 
   /// The rows `rows` (property to value text), with the properties that have a default.
   /// `path` gives a property's row key.
@@ -127,14 +130,53 @@ final class ViewRows {
         members[index].remembered = nil
         after = members[index].defaultText == nil ? nil : "null"
       }
-      let before = members[index].text
-      if after == before || (before == nil && after == members[index].defaultText) { continue }
-      let beforeRow = members[index].row
-      members[index].setText(after)
-      changes.append(
-        RowChange(
-          table: EngineTable.viewState.name, key: members[index].key, before: beforeRow, after: members[index].row))
+      if let change = members[index].change(to: after) { changes.append(change) }
     }
+    walked = true
+  }
+
+  /// Whether a walk of `encode(to:)` has run on these rows, so that changes may be taken from
+  /// a value's listed properties (``takeListedChanges(_:into:)``): rows the file holds for
+  /// properties the value no longer has (written by an older version of the app) go only
+  /// through a walk, which meets every property.
+  @usableFromInline
+  var isWalked: Bool { walked }
+
+  /// Appends the changes that make the rows hold `texts` to `changes`, as
+  /// ``takeChanges(to:into:)`` does for a value: `texts` are the properties a value lists
+  /// (``ViewStateProperties``) that differ from the value the rows hold, each with its text
+  /// (`nil`: left out), in ascending order of name. Properties not given are taken to be as
+  /// their rows hold them.
+  @usableFromInline
+  func takeListedChanges(_ texts: [(name: String, text: String?)], into changes: inout [RowChange]) {
+    for (property, text) in texts {
+      // Left out with no row: nothing to write, as in a walk.
+      guard let member = index(of: property) ?? (text == nil ? nil : insert(property)) else { continue }
+      members[member].remembered = nil  // a walk of these rows encodes it again
+      let after = text ?? (members[member].defaultText == nil ? nil : "null")
+      if let change = members[member].change(to: after) { changes.append(change) }
+    }
+  }
+
+  /// Whether `properties`, the list a value's type gives, encodes `value` as its `encode(to:)`
+  /// does (`encoded`, one text per property): the same properties, with the same texts.
+  /// Returns what disagrees, or `nil`.
+  static func disagreement<V>(of properties: [ViewProperty<V>], with encoded: [String: String], for value: V) throws
+    -> String?
+  {
+    var names = Set<String>()
+    for property in properties {
+      guard names.insert(property.name).inserted else { return "it lists \"\(property.name)\" twice" }
+      let text = try property.text(value)
+      if text != encoded[property.name] {
+        return
+          "its property \"\(property.name)\" encodes as \(text ?? "nothing") where encode(to:) writes \(encoded[property.name] ?? "nothing")"
+      }
+    }
+    if let missing = encoded.keys.sorted().first(where: { !names.contains($0) }) {
+      return "it does not list \"\(missing)\", which encode(to:) writes"
+    }
+    return nil
   }
 
   /// The change that inserts the row of `property` holding `text`.
@@ -228,5 +270,16 @@ extension ViewRows.Member {
   fileprivate mutating func setText(_ text: String?) {
     self.text = text
     row = text.map { RowImage(EngineTable.viewStateColumns, [key.values[0], $0.databaseValue]) }
+  }
+
+  /// Makes the row hold `after` (`nil`: no row), returning the change; `nil` when the file
+  /// needs none: the row holds it already, or there is no row and `after` is the default,
+  /// which a property with no row loads as anyway.
+  fileprivate mutating func change(to after: String?) -> RowChange? {
+    let before = text
+    if after == before || (before == nil && after == defaultText) { return nil }
+    let beforeRow = row
+    setText(after)
+    return RowChange(table: EngineTable.viewState.name, key: key, before: beforeRow, after: row)
   }
 }

@@ -42,3 +42,14 @@ public struct ListFeature: Reducer {
     return .none
   }
 }
+
+/// The properties listed, so that a search compares three values and encodes one, rather than
+/// walking `encode(to:)`. (The settings feature does not list its one property: its view state
+/// goes through the walk, which every view state can rely on.)
+extension ListFeature.State: ViewStateProperties {
+  public static let viewProperties: [ViewProperty<Self>] = [
+    ViewProperty("searchText", \.searchText),
+    ViewProperty("scrollOffset", \.scrollOffset),
+    ViewProperty("isEditing", \.isEditing),
+  ]
+}
