@@ -47,6 +47,15 @@ struct NotesView: Codable, Equatable, Sendable {
   }
 }
 
+extension NotesView: ViewStateProperties {
+  // The names are the coding keys `encode(to:)` writes.
+  static let viewProperties: [ViewProperty<Self>] = [
+    ViewProperty("selection", \.selection),
+    ViewProperty("searchText", \.searchText),
+    ViewProperty("sheet", \.sheet),
+  ]
+}
+
 struct NotesState: PersistentState, Equatable {
   var notes = EntityTable<Note>()
   var order = OrderedIDList<Int64>()

@@ -126,7 +126,10 @@ struct ViewStatePropertiesTests {
     try DatabaseQueue(path: path).read { db in
       try Dictionary(
         uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT path, value FROM view_state").map {
-          (try $0.checked("path", in: "view_state", as: String.self), try $0.checked("value", in: "view_state", as: String.self))
+          (
+            try $0.checked("path", in: "view_state", as: String.self),
+            try $0.checked("value", in: "view_state", as: String.self)
+          )
         })
     }
   }

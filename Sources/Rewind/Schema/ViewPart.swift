@@ -222,7 +222,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// Throws unless the properties `V` lists (if it lists them) encode `value` as its
   /// `encode(to:)` does: `encoded`, one text per property.
   private func checkListed(_ value: V, encoded: [String: String]) throws {
-    guard let listed, let disagreement = try ViewRows.disagreement(of: listed, with: encoded, for: value) else { return }
+    guard let listed, let disagreement = try ViewRows.disagreement(of: listed, with: encoded, for: value) else {
+      return
+    }
     throw RewindError(
       .schemaMismatch,
       "\(V.self).viewProperties does not describe \(V.self) as its encode(to:) does: \(disagreement)")
