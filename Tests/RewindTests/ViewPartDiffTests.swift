@@ -28,6 +28,13 @@ private protocol ScreenValue: Codable, Equatable, Sendable {
   var expanded: [Int]? { get set }
   var isEditing: Bool { get set }
   var note: String? { get set }
+  /// The properties the type lists, if it lists them: generic code such as `DotsState<S>`
+  /// does not know whether `S` conforms to `ViewStateProperties`, so its schema passes them.
+  static var listed: [ViewProperty<Self>]? { get }
+}
+
+extension ScreenValue {
+  static var listed: [ViewProperty<Self>]? { nil }
 }
 
 private struct Screen: ScreenValue {
@@ -56,12 +63,15 @@ private struct ListedScreen: ScreenValue, ViewStateProperties {
     ViewProperty("isEditing", \.isEditing),
     ViewProperty("note", \.note),
   ]
+  static var listed: [ViewProperty<Self>]? { viewProperties }
 }
 
 private struct DotsState<S: ScreenValue>: PersistentState, Equatable {
   var dots = EntityTable<Dot>()
   var screen = S()
-  static var schema: StateSchema<Self> { StateSchema(.entities(\.dots), .view(\.screen)) }
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.dots), StateSchema(ViewPart(keyPath: \.screen, prefix: "", listed: S.listed)))
+  }
 }
 
 private enum DotsAction<S: ScreenValue>: LoggedAction {

@@ -102,6 +102,26 @@ private struct ZoomLeftOutAtZero: Codable, Equatable, Sendable, ViewStatePropert
 
 private struct PanelState<P: Codable & Equatable & Sendable>: PersistentState, Equatable {
   var panel: P
+  /// Generic code does not know whether `P` lists its properties: the list is passed.
+  static var schema: StateSchema<Self> {
+    StateSchema(
+      ViewPart(keyPath: \.panel, prefix: "", listed: (P.self as? any Listed.Type)?.listed as? [ViewProperty<P>]))
+  }
+}
+
+/// The list of a view state known to list its properties, typed as `Any`.
+private protocol Listed { static var listed: Any { get } }
+
+extension PanelV2: Listed { static var listed: Any { viewProperties } }
+extension MissingTitle: Listed { static var listed: Any { viewProperties } }
+extension RenamedTitle: Listed { static var listed: Any { viewProperties } }
+extension TwiceZoom: Listed { static var listed: Any { viewProperties } }
+extension ZoomAsText: Listed { static var listed: Any { viewProperties } }
+extension ZoomLeftOutAtZero: Listed { static var listed: Any { viewProperties } }
+
+/// A concrete state, whose schema names its view state with its type: `.view` takes the list.
+private struct ConcretePanelState: PersistentState, Equatable {
+  var panel = PanelV2()
   static var schema: StateSchema<Self> { StateSchema(.view(\.panel)) }
 }
 
@@ -165,10 +185,13 @@ struct ViewStatePropertiesTests {
   }
 
   @Test func aListedViewStateIsComparedPropertyByPropertyAfterTheFirstWalk() throws {
-    let part = ViewPart<PanelState<PanelV2>, PanelV2>(keyPath: \.panel, prefix: "")
-    // Sorted by name: the order changes are logged in.
-    #expect(part.listed?.map(\.name) == ["title", "zoom"])
-    #expect(ViewPart<PanelState<PanelV1>, PanelV1>(keyPath: \.panel, prefix: "").listed == nil)
+    // `.view` takes the list of a type that lists its properties, sorted by name (the order
+    // changes are logged in), and none from one that does not.
+    let part = ConcretePanelState.schema.parts.first as? ViewPart<ConcretePanelState, PanelV2>
+    #expect(part?.listed?.map(\.name) == ["title", "zoom"])
+    #expect(
+      (PanelState<PanelV1>.schema.parts.first as? ViewPart<PanelState<PanelV1>, PanelV1>).map { $0.listed == nil }
+        == true)
 
     let directory = try TemporaryDirectory()
     let store = try open(directory.path("panel.sqlite"), PanelV2())

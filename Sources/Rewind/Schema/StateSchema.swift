@@ -117,7 +117,20 @@ public struct StateSchema<Root> {
   public static func view<V: Codable & Equatable & Sendable>(
     _ keyPath: WritableKeyPath<Root, V>, at prefix: String = ""
   ) -> Self {
-    Self(ViewPart(keyPath: keyPath, prefix: prefix))
+    Self(ViewPart(keyPath: keyPath, prefix: prefix, listed: nil))
+  }
+
+  /// The view-state value at `keyPath`, which lists its properties (``ViewStateProperties``):
+  /// stored as `view_state` rows as any view state is, its changes found from the list.
+  ///
+  /// - Parameters:
+  ///   - keyPath: the view state in the state.
+  ///   - prefix: prepended to its paths.
+  @inlinable
+  public static func view<V: Codable & Equatable & Sendable & ViewStateProperties>(
+    _ keyPath: WritableKeyPath<Root, V>, at prefix: String = ""
+  ) -> Self {
+    Self(ViewPart(keyPath: keyPath, prefix: prefix, listed: V.viewProperties))
   }
 
   /// The child state at `keyPath`, persisted by its own schema.

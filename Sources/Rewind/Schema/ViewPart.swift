@@ -42,12 +42,11 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   @exclusivity(unchecked) var listedTexts: [(name: String, text: String?)] = []
 
   @usableFromInline
-  init(keyPath: WritableKeyPath<Root, V>, prefix: String) {
+  init(keyPath: WritableKeyPath<Root, V>, prefix: String, listed: [ViewProperty<V>]?) {
     path = StatePath(keyPath)
     self.prefix = prefix
     rows = ViewRows(rows: [:], defaults: [:], path: { property in prefix.isEmpty ? property : prefix + "." + property })
-    listed = ((V.self as? any ViewStateProperties.Type)?.listedProperties as? [ViewProperty<V>])?
-      .sorted { $0.name < $1.name }
+    self.listed = listed?.sorted { $0.name < $1.name }
   }
 
   @usableFromInline
@@ -65,7 +64,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   /// A new instance: `current` and `rows` describe one store's file.
   @usableFromInline
-  func renewed() -> ViewPart { ViewPart(keyPath: keyPath, prefix: prefix) }
+  func renewed() -> ViewPart { ViewPart(keyPath: keyPath, prefix: prefix, listed: listed) }
 
   @usableFromInline
   var storage: PartStorage { .viewState(prefix: prefix) }
@@ -184,7 +183,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
   ) -> any StatePart<Parent> {
     let prefix = [viewPrefix, self.prefix].filter { !$0.isEmpty }.joined(separator: ".")
-    return ViewPart<Parent, V>(keyPath: keyPath.appending(path: self.keyPath), prefix: prefix)
+    return ViewPart<Parent, V>(keyPath: keyPath.appending(path: self.keyPath), prefix: prefix, listed: listed)
   }
 
   /// The value last written, boxed: the parts of a scoped feature run unspecialized, where

@@ -15,6 +15,12 @@
 /// the list against the initial state's encoding and throws ``RewindError`` if they disagree;
 /// debug builds check it again on every change.
 ///
+/// The schema's `.view(_:at:)` takes the list where it names the view state with a type known
+/// to conform: no conformance is looked up at run time (the first look-up for a type that does
+/// not conform scans every conformance the process has, about a million instructions). In generic code
+/// whose view-state type is a generic parameter, constrain the parameter to
+/// `ViewStateProperties` for its list to be used; otherwise its changes are found by the walk.
+///
 /// ```swift
 /// struct EditorViewState: Codable, Equatable, Sendable, ViewStateProperties {
 ///   var selection: UUID?
@@ -118,9 +124,4 @@ enum ViewPropertyText {
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
   }
-}
-
-extension ViewStateProperties {
-  /// The list, typed as `Any`: for a part whose value type is only known to be `Codable`.
-  static var listedProperties: Any { viewProperties }
 }
