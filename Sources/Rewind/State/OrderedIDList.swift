@@ -106,7 +106,7 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   @inlinable
   @discardableResult
   public mutating func remove(_ id: ID) -> Bool {
-    guard let key = keys[id] else { return false }
+    guard let (id, key) = stored(id) else { return false }
     recordBefore(id)
     unplace(Entry(key: key, id: id))
     return true
@@ -120,13 +120,24 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   @inlinable
   @discardableResult
   public mutating func move(_ id: ID, to offset: Int) -> Bool {
-    guard let key = keys[id] else { return false }
+    guard let (id, key) = stored(id) else { return false }
     guard firstIndex(of: id) != Swift.min(Swift.max(offset, 0), count - 1) else { return true }
     recordBefore(id)
     unplace(Entry(key: key, id: id))
     let offset = Swift.min(Swift.max(offset, 0), count)
     place(id, at: offset)
     return true
+  }
+
+  /// The member equal to `id` as the list holds it, and its key: the change a removal or a
+  /// move records must name the member's own row, and a string id equal to it (the other
+  /// Unicode normalization form: Swift compares strings by canonical equivalence) may be
+  /// spelled in other bytes, which SQLite tells apart.
+  @inlinable
+  func stored(_ id: ID) -> (id: ID, key: String)? {
+    guard let index = keys.index(forKey: id) else { return nil }
+    let (stored, key) = keys[index]
+    return (stored, key)
   }
 
   /// Removes every id.

@@ -39,11 +39,13 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
   public subscript(owner: Owner) -> OrderedIDList<ID> {
     get { lists[owner] ?? OrderedIDList() }
     _modify {
+      let owner = stored(owner)
       var list = lists.removeValue(forKey: owner) ?? OrderedIDList()
       defer { store(list, for: owner) }
       yield &list
     }
     set {
+      let owner = stored(owner)
       var list = lists.removeValue(forKey: owner) ?? OrderedIDList()
       // Through the list's own operations, so each member's change is tracked.
       for id in list.ids where !newValue.contains(id) { list.remove(id) }
@@ -52,6 +54,13 @@ public struct OrderedIDLists<Owner: Hashable & Comparable & Sendable, ID: Hashab
       }
       store(list, for: owner)
     }
+  }
+
+  /// `owner` as the family holds it, if it has a list: its entries' rows name it in those
+  /// bytes, and an equal string (the other Unicode normalization form) may be spelled in others.
+  @inlinable
+  func stored(_ owner: Owner) -> Owner {
+    lists.index(forKey: owner).map { lists[$0].key } ?? owner
   }
 
   /// The owner whose list holds `id`, or `nil`. - Complexity: O(1).
