@@ -94,6 +94,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
     for (id, before) in touched {
       let after = entities.storage[id]
       guard before != after else { continue }
+      if let after, after.id != id { throw Self.idChanged(from: id, to: after.id) }
       let change = try change(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
       // the millisecond GRDB stores) is replaced with the one a load would read.
@@ -118,6 +119,16 @@ final class EntityPart<Root, E: Entity>: StatePart {
       }
       changes.append(change)
     }
+  }
+
+  /// The error of an entity stored under another id than its own: its id is its key in the
+  /// table and in its row.
+  @usableFromInline
+  static func idChanged(from id: E.ID, to new: E.ID) -> RewindError {
+    RewindError(
+      .invalidValue,
+      "\(E.self) \(id) was given the id \(new) in place (table[\(id)]?.id = …, or table[\(id)] = an entity with id \(new)): an entity's id is its key in its table and in its row, so it cannot change; remove the entity and insert it with the new id"
+    )
   }
 
   /// Whether a changed entity's row is read back: always in debug builds, where an entity's

@@ -72,8 +72,8 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
       recordBefore(id)
       // In place: one look-up, where taking the entity out and storing it back hashed twice
       // and moved the table's other entries.
+      // An entity given another id here is refused when the action's changes are taken.
       defer {
-        assert(storage[id].map { $0.id == id } ?? true, "an entity with another id stored under id \(id)")
         // An id beyond the largest is rare (an insert): only then is the table looked at.
         if isBeyondLargest(id), storage.index(forKey: id) != nil { largestID = id }
       }
@@ -135,7 +135,7 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   @inlinable
   mutating func store(_ entity: Entity?, for id: Entity.ID) {
     if let entity {
-      assert(entity.id == id, "entity \(entity.id) stored under id \(id)")
+      // One stored under another id than its own is refused when the action's changes are taken.
       storage[id] = entity
       if isBeyondLargest(id) { largestID = id }
     } else {
