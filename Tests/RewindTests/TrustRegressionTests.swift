@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import TasksExample
 
 @testable import Rewind
 
@@ -499,5 +500,44 @@ struct TrustRegressionTests {
     let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
     #expect(truncate(path, off_t(size - 1)) == 0)
     #expect(throws: RewindError.self) { _ = try JournalStore.journal(path: path) }
+  }
+}
+
+/// A repair logged when a store catches up with another process's step mends what that step
+/// left: it joins the step whatever logged it (an action, or the tool's restore, undo, redo or
+/// import), so that undoing the step in any process gives the same state. Before, only a
+/// repair after an action joined: undoing a tool's restore brought the deleted task back
+/// but not its selection, which the store's repair had cleared as a step of its own.
+@MainActor
+struct RepairAfterToolStepTests {
+  @Test func aRepairAfterAToolsRestoreJoinsTheRestoresStep() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer())
+    try store.send(.add(title: "kept"))
+    let early = store.lastSeq
+    try store.send(.add(title: "restored away"))
+    let id = try #require(store.state.allTasks.ids.last)
+    try store.send(.select(id: id))
+    let selected = store.state
+
+    try RewindDatabase(path: path).restore(to: early, timeline: .document)
+    try store.reload()  // catches up: the task is gone, and the repair clears its selection
+    #expect(store.state.tasks[id] == nil)
+    #expect(store.state.view.selection == nil)
+
+    // Undoing the restore brings back the task and its selection, as in a process that did
+    // not run in between.
+    try store.undo()
+    #expect(store.state.tasks[id] != nil)
+    #expect(store.state.view.selection == id)
+    #expect(store.state == selected)
+    #expect(try TasksStore(path: path, initialState: TasksState(), reducer: TasksReducer()).state == selected)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+
+    // Redone, the task goes again and its selection with it.
+    try store.redo()
+    #expect(store.state.tasks[id] == nil)
+    #expect(store.state.view.selection == nil)
   }
 }

@@ -92,12 +92,13 @@ struct HistoryLog {
       let kind = try row.checked("kind", in: EngineTable.actionLog.name, as: String.self)
       let step = try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self)
       let key = try row.checked("group_key", in: EngineTable.actionLog.name, as: String?.self)
-      if kind == LogEntry.Kind.action.rawValue, let step, step == nextUndo {
+      if let step, step == nextUndo {
         // A repair logged now (opening, or catching up with other writers) mends what that
-        // action left: it joins its step, as it would have in the process that sent it, so
-        // undoing the step in any process gives the same state.
+        // step left, whatever logged it (an action, or the tool's restore or import): it joins
+        // the step, as it would have in the process that logged it, so undoing the step in
+        // any process gives the same state.
         lastStep = step
-        if let key { openGroup = (step, key) }
+        if kind == LogEntry.Kind.action.rawValue, let key { openGroup = (step, key) }
       }
     }
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
