@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Testing
 import TasksExample
+import Testing
 
 @testable import Rewind
 
