@@ -448,6 +448,12 @@ struct HistoryLog {
   ///   as a column would be;
   /// - a row it deleted is inserted again, unless a row with that key exists by now.
   ///
+  /// A list entry's `owner` and `position` say together where it is: they are reverted
+  /// together, only while both hold what the step wrote (an entry moved since stays where it
+  /// was moved). And an entry put back at a position that another entry of its list has taken
+  /// since gets a position of its own, just before that entry's, so that no two entries share
+  /// one (they would sort by id, not where either was put).
+  ///
   /// Rows already as wanted are left out.
   func revert(_ applied: [RowChange], _ db: Database) throws -> [RowChange] {
     var changes: [RowChange] = []
@@ -466,13 +472,95 @@ struct HistoryLog {
         for column in Set(before.keys).union(after.keys) where row[column] == after[column] {
           row[column] = before[column]
         }
+        if change.table == EngineTable.listEntries.name,
+          Self.placementColumns.contains(where: { (current?[$0] ?? .null) != (after[$0] ?? .null) })
+        {
+          for column in Self.placementColumns { row[column] = current?[column] }
+        }
         target = row
       }
       if target != current {
         changes.append(RowChange(table: change.table, key: change.key, before: current, after: target))
       }
     }
-    return changes
+    return try placingListEntriesApart(changes, db)
+  }
+
+  /// The columns of a list entry that say where it is.
+  private static let placementColumns = ["owner", "position"]
+
+  /// `changes`, with each list entry they place at a position another entry of its list
+  /// holds (in the file, and not moved by `changes`; or placed there by an earlier change)
+  /// given a position just before that one instead.
+  private func placingListEntriesApart(_ changes: [RowChange], _ db: Database) throws -> [RowChange] {
+    let table = EngineTable.listEntries.name
+    guard changes.contains(where: { $0.table == table && $0.after != nil }) else { return changes }
+    // Entries these changes move or remove: where the file has them now does not count.
+    let moving = Set(changes.filter { $0.table == table }.map(\.key))
+    var placed: [Placement: DatabaseValue] = [:]
+    var result: [RowChange] = []
+    for var change in changes {
+      guard change.table == table, var row = change.after, let list = row["list"], let wanted = row["position"]
+      else {
+        result.append(change)
+        continue
+      }
+      let owner = row["owner"] ?? .null
+      if try isTaken(Placement(list, owner, wanted), by: change.key, moving: moving, placed: placed, db) {
+        row["position"] = try position(before: wanted, in: list, owner: owner, placed: placed, db)
+        change.after = row
+      }
+      placed[Placement(list, owner, row["position"] ?? wanted)] = change.key["id"]
+      result.append(change)
+    }
+    return result
+  }
+
+  /// A list's position, under an owner (`NULL` for a plain list).
+  private struct Placement: Hashable {
+    var list: DatabaseValue
+    var owner: DatabaseValue
+    var position: DatabaseValue
+    init(_ list: DatabaseValue, _ owner: DatabaseValue, _ position: DatabaseValue) {
+      (self.list, self.owner, self.position) = (list, owner, position)
+    }
+  }
+
+  /// Whether another entry than `key`'s holds `placement`: placed there by an earlier change,
+  /// or in the file and not moved by the changes.
+  private func isTaken(
+    _ placement: Placement, by key: RowImage, moving: Set<RowImage>, placed: [Placement: DatabaseValue],
+    _ db: Database
+  ) throws -> Bool {
+    if let id = placed[placement] { return id != key["id"] }
+    let holders = try Row.fetchAll(
+      db.cachedStatement(sql: "SELECT list, id FROM list_entries WHERE list = ? AND owner IS ? AND position = ?"),
+      arguments: [placement.list, placement.owner, placement.position])
+    return holders.contains { holder in
+      let holderKey = RowImage(EngineTable.listEntryKey, [holder["list"], holder["id"]])
+      return holderKey != key && !moving.contains(holderKey)
+    }
+  }
+
+  /// A position key just before `position` in the list, after every entry below it: in the
+  /// file (but for entries the changes move) and placed by the changes.
+  private func position(
+    before position: DatabaseValue, in list: DatabaseValue, owner: DatabaseValue,
+    placed: [Placement: DatabaseValue], _ db: Database
+  ) throws -> DatabaseValue {
+    guard let upper = String.fromDatabaseValue(position) else {
+      throw RewindError(.corruptData, "list_entries position \(position) is not text")
+    }
+    var lower = try String.fetchOne(
+      db.cachedStatement(
+        sql: "SELECT max(position) FROM list_entries WHERE list = ? AND owner IS ? AND position < ?"),
+      arguments: [list, owner, upper])
+    for placement in placed.keys where placement.list == list && placement.owner == owner {
+      if let key = String.fromDatabaseValue(placement.position), (key < upper) && (key > (lower ?? "")) {
+        lower = key
+      }
+    }
+    return PositionKey.between(lower, upper).databaseValue
   }
 
   // MARK: - Jumps
