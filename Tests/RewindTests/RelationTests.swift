@@ -305,7 +305,7 @@ struct RelationTests {
     let export = try database.export()
     for (broken, message) in [
       (#"{"owner":1,"ids":[10,11,12]}"#, #"{"owner":3,"ids":[10,11,12]}"#, "names owner 3, which is not in columns"),
-      (#"{"owner":1,"ids":[10,11,12]}"#, #"{"owner":1,"ids":[10,11,12,20]}"#, "names an id twice"),
+      (#"{"owner":1,"ids":[10,11,12]}"#, #"{"owner":1,"ids":[10,11,12,20]}"#, "names an id twice: 20"),
       (#"{"owner":1,"ids":[10,11,12]}"#, #"[10,11,12]"#, "which is not {\"owner\""),
     ].map({ (export.replacingOccurrences(of: $0.0, with: $0.1), $0.2) }) {
       #expect(broken != export)

@@ -284,7 +284,10 @@ extension RewindDatabase {
         orders = [(nil, try values.map { try id($0, in: "order list \(list)") })]
       }
       let ids = orders.flatMap(\.ids)
-      guard Set(ids).count == ids.count else { throw invalid("order list \(list) names an id twice") }
+      var seen = Set<DatabaseValue>()
+      if let twice = ids.first(where: { !seen.insert($0).inserted }) {
+        throw invalid("order list \(list) names an id twice: \(twice)")
+      }
       for (owner, ids) in orders {
         let existing = (currentEntries[list] ?? []).filter { $0["owner"] == owner }.sorted {
           DatabaseValue.sqliteOrder($0["position"] ?? .null, $1["position"] ?? .null)
