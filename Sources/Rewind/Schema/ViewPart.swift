@@ -221,7 +221,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   /// Throws unless the properties `V` lists (if it lists them) encode `value` as its
   /// `encode(to:)` does: `encoded`, one text per property.
   private func checkListed(_ value: V, encoded: [String: String]) throws {
-    guard let listed, let disagreement = try ViewRows.disagreement(of: listed, with: encoded, for: value) else {
+    guard let listed, let disagreement = try ViewProperty.disagreement(of: listed, with: encoded, for: value) else {
       return
     }
     throw RewindError(

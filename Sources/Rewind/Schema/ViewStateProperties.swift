@@ -93,6 +93,29 @@ public struct ViewProperty<Root>: @unchecked Sendable {
   }
 }
 
+extension ViewProperty {
+  /// Whether `properties`, the list a value's type gives, encodes `value` as its `encode(to:)`
+  /// does (`encoded`, one text per property): the same properties, with the same texts.
+  /// Returns what disagrees, or `nil`.
+  static func disagreement(of properties: [ViewProperty<Root>], with encoded: [String: String], for value: Root) throws
+    -> String?
+  {
+    var names = Set<String>()
+    for property in properties {
+      guard names.insert(property.name).inserted else { return "it lists \"\(property.name)\" twice" }
+      let text = try property.text(value)
+      if text != encoded[property.name] {
+        return
+          "its property \"\(property.name)\" encodes as \(text ?? "nothing") where encode(to:) writes \(encoded[property.name] ?? "nothing")"
+      }
+    }
+    if let missing = encoded.keys.sorted().first(where: { !names.contains($0) }) {
+      return "it does not list \"\(missing)\", which encode(to:) writes"
+    }
+    return nil
+  }
+}
+
 /// The texts of listed view-state properties, written as the walk of `encode(to:)` writes them.
 @usableFromInline
 enum ViewPropertyText {
