@@ -543,7 +543,8 @@ struct HistoryLog {
   }
 
   /// A position key just before `position` in the list, after every entry below it: in the
-  /// file (but for entries the changes move) and placed by the changes.
+  /// file (entries the changes move included: a bound they are leaving only narrows the gap)
+  /// and placed by the changes.
   private func position(
     before position: DatabaseValue, in list: DatabaseValue, owner: DatabaseValue,
     placed: [Placement: DatabaseValue], _ db: Database
