@@ -22,8 +22,13 @@ struct HistoryModelTests {
   /// Sessions long runs found, kept as they were: a catch-up repair rolled back with a refused
   /// undo while memory kept it; a redo after a view property that the step's undo inserted was
   /// set again (the engine keeps the later value, as it has since it was taught to; the model
-  /// did not).
-  @Test(arguments: [[95400, 752920, 32560, 669040, 293640, 13506], [114563, 709520, 23163, 44070, 667296, 311295]])
+  /// did not); a repair after the tool's restore, which joins the restore's step in the engine
+  /// since a second app found undoing a restore left the repair standing (the model still
+  /// joined it only to an action's step).
+  @Test(arguments: [
+    [95400, 752920, 32560, 669040, 293640, 13506], [114563, 709520, 23163, 44070, 667296, 311295],
+    [8960, 630, 381080, 160, 222, 34503, 6],
+  ])
   func aSessionFoundBefore(codes: [Int]) throws {
     var run = try ModelRun()
     for (index, code) in codes.enumerated() {

@@ -206,27 +206,31 @@ struct HistoryModel {
   var nextUndo: Int64? { steps.values.filter { !$0.undone }.map(\.id).max() }
   var nextRedo: Int64? { steps.values.filter(\.undone).map(\.id).min() }
 
-  /// The action on top of the undo stack, if it is the last entry that touched the stacks
-  /// (repairs that joined its step aside), derived from the log as the engine does.
-  var topAction: LogEntry? {
+  /// The entry that logged the step on top of the undo stack, if it is the last entry that
+  /// touched the stacks (repairs that joined its step aside), derived from the log as the
+  /// engine does.
+  var topStepEntry: LogEntry? {
     guard
       let entry = log.last(where: {
         ($0.step != nil && $0.kind != "repair") || !["action", "repair", "initialize"].contains($0.kind)
       })
     else { return nil }
-    guard entry.kind == "action", let step = entry.step, step == nextUndo else { return nil }
+    guard let step = entry.step, step == nextUndo else { return nil }
     return entry
   }
 
-  /// The group an action with the same key joins.
+  /// The group an action with the same key joins: only an action's step stays open.
   var openGroup: (step: Int64, key: String)? {
-    guard let entry = topAction, let step = entry.step, let group = entry.group else { return nil }
+    guard let entry = topStepEntry, entry.kind == "action", let step = entry.step, let group = entry.group else {
+      return nil
+    }
     return (step, group)
   }
 
-  /// The step a repair joins when a store opens or catches up: that action's, which left what
-  /// the repair mends, as it would have joined in the process that sent it.
-  var reloadedLastStep: Int64? { topAction?.step }
+  /// The step a repair joins when a store opens or catches up: the step on top of the undo
+  /// stack, whatever logged it (an action, a jump, the tool's restore or import), which left
+  /// what the repair mends, as it would have joined in the process that logged it.
+  var reloadedLastStep: Int64? { topStepEntry?.step }
 
   /// Appends an entry (rows written), with the engine's step rules. Returns its seq.
   @discardableResult
