@@ -25,12 +25,14 @@ extension HistoryLog {
     // Most entries delete no entity and touch one entity table: nothing to order or cascade.
     var entityTable: String?
     var ordered = true
-    for change in changes where tables.isEntityTable(change.table) {
-      if change.after == nil || (entityTable != nil && entityTable != change.table) {
+    // By index: `for change in changes` copies each change (a retain of every image) for a
+    // look at two of its fields.
+    for index in changes.indices where tables.isEntityTable(changes[index].table) {
+      if changes[index].after == nil || (entityTable != nil && entityTable != changes[index].table) {
         ordered = false
         break
       }
-      entityTable = change.table
+      entityTable = changes[index].table
     }
     if ordered, !tables.relations.hasCycle || entityTable == nil {
       try writer.apply(changes, .forward, in: db)
