@@ -29,7 +29,7 @@ struct Release04FixtureTests {
     for seq in seqs {
       #expect(try database.export(at: seq) == (try release.text("exports/at-\(seq).json")), "export --at \(seq)")
     }
-    #expect(try database.inspect().migrations.last == "0008_snapshot_parts")
+    #expect(try database.inspect().migrations.last == EngineMigrations.embedded.last?.identifier)
   }
 
   @Test func theAppOpensItAndUndoesAsTheReleaseDid() throws {

@@ -210,7 +210,7 @@ extension HistoryLog {
 
     init(json: String, rowCount: Int, seq: Int64) {
       (self.seq, self.rowCount, self.json) = (seq, rowCount, json)
-      checksum = HistoryLog.checksum(json)
+      checksum = HistoryLog.checksum(json, seq: seq)
     }
 
     /// The catalog's tables as they are in `db`, which holds the state after `seq`: from a
@@ -322,11 +322,11 @@ extension HistoryLog {
     let seq = try row.checked("seq", in: EngineTable.snapshots.name, as: Int64.self)
     let json = try Self.snapshotText(row, db)
     if let checksum = try row.checked("checksum", in: EngineTable.snapshots.name, as: String?.self),
-      checksum != Self.checksum(json)
+      checksum != Self.checksum(json, seq: seq)
     {
       throw RewindError(
         .corruptData,
-        "the snapshot at seq \(seq) was modified after it was taken (its checksum does not match its rows)")
+        "the snapshot at seq \(seq) was modified after it was taken (its checksum does not match its rows and seq)")
     }
     let shape = try row.checked("schema_seq", in: EngineTable.snapshots.name, as: Int64?.self) ?? seq
     return try StateRows(
@@ -334,16 +334,65 @@ extension HistoryLog {
       validate: seq >= tables.appSchema.lastBarrier)
   }
 
-  /// FNV-1a (64 bits) of the text, in hex: catches a snapshot edited by hand or damaged on
-  /// disk. (Not a defence against someone who also rewrites the checksum.)
-  static func checksum(_ text: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
-      hash ^= UInt64(byte)
-      hash &*= 0x0000_0100_0000_01b3
+  /// The checksum of the snapshot of the state after `seq` whose text is `text`: FNV-1a (64
+  /// bits), in hex, of the seq in decimal, a colon and the text. It catches a snapshot edited by
+  /// hand or damaged on disk, its rows or its seq (engine schema 9; the rows alone before, see
+  /// ``sealSnapshotSeqs(_:)``). Not a defence against someone who also rewrites the checksum.
+  static func checksum(_ text: String, seq: Int64) -> String {
+    var hash = FNV1a()
+    hash.add("\(seq):")
+    hash.add(text)
+    return hash.hex
+  }
+
+  /// The checksum engine schemas 3 to 8 wrote: of the text alone.
+  static func checksumOfRowsAlone(_ text: String) -> String {
+    var hash = FNV1a()
+    hash.add(text)
+    return hash.hex
+  }
+
+  /// 64-bit FNV-1a, over UTF-8.
+  private struct FNV1a {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ text: String) {
+      for byte in text.utf8 {
+        value ^= UInt64(byte)
+        value &*= 0x0000_0100_0000_01b3
+      }
     }
-    let hex = String(hash, radix: 16)
-    return String(repeating: "0", count: 16 - hex.count) + hex
+
+    var hex: String {
+      let hex = String(value, radix: 16)
+      return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+  }
+
+  /// Engine migration 0009: seals each stored snapshot's seq into its checksum (see
+  /// `0009_snapshot_checksums_cover_seq.sql`). A snapshot whose rows match its old checksum,
+  /// or that has none (written before checksums), gets the new one; one whose rows no longer
+  /// match keeps its old checksum, which the new form does not match either, so it stays
+  /// refused. One that cannot be read (a value of the wrong type, a missing part) is left as
+  /// it is, refused where it is used as before, rather than keeping the file from opening. One
+  /// snapshot's text is held at a time.
+  static func sealSnapshotSeqs(_ db: Database) throws {
+    let ids = try Row.fetchAll(db, sql: "SELECT id FROM snapshots").map { $0[0] as DatabaseValue }
+    for id in ids {
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT seq, rows, part_set, checksum FROM snapshots WHERE id = ?", arguments: [id]),
+        case .int64(let seq) = (row["seq"] as DatabaseValue).storage,
+        let text = try? snapshotText(row, db)
+      else { continue }
+      switch (row["checksum"] as DatabaseValue).storage {
+      case .null: break
+      case .string(let stored) where stored == checksumOfRowsAlone(text): break
+      default: continue
+      }
+      try db.execute(
+        sql: "UPDATE snapshots SET checksum = ? WHERE id = ?", arguments: [checksum(text, seq: seq), id])
+    }
   }
 
   /// Whether the automatic policy wants a snapshot now, for a state of `rows` rows.

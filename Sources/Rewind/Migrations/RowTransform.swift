@@ -100,7 +100,7 @@ struct RowTransform {
       let snapshotSeq: Int64 = snapshot["seq"]
       let text = try HistoryLog.snapshotText(snapshot, db)
       // A snapshot edited by hand is refused, not rewritten with a new checksum.
-      if let checksum: String = snapshot["checksum"], checksum != HistoryLog.checksum(text) {
+      if let checksum: String = snapshot["checksum"], checksum != HistoryLog.checksum(text, seq: snapshotSeq) {
         throw fail("the snapshot at seq \(snapshotSeq) was modified after it was taken")
       }
       let shape: Int64 = snapshot["schema_seq"] ?? snapshotSeq
@@ -119,7 +119,8 @@ struct RowTransform {
       try db.execute(
         sql: "UPDATE snapshots SET rows = ?, part_set = NULL, checksum = ?, row_count = ?, schema_seq = ? WHERE id = ?",
         arguments: [
-          json, HistoryLog.checksum(json), rows.tables.values.map(\.count).reduce(0, +), seq, snapshot["id"],
+          json, HistoryLog.checksum(json, seq: snapshotSeq), rows.tables.values.map(\.count).reduce(0, +), seq,
+          snapshot["id"],
         ])
     }
   }

@@ -21,6 +21,12 @@ enum EngineMigrations {
   /// The schema version this library writes: the number of migrations it knows.
   static var currentVersion: Int { embedded.count }
 
+  /// What a migration's SQL cannot do, done by the engine's code right after it, in the same
+  /// transaction: a checksum taken anew over text held in several rows.
+  static let followUps: [String: @Sendable (Database) throws -> Void] = [
+    "0009_snapshot_checksums_cover_seq": HistoryLog.sealSnapshotSeqs
+  ]
+
   /// The migrations releases 0.1 and 0.2 recorded in `grdb_migrations`.
   static let legacyIdentifiers: Set<String> = ["0001_engine", "0002_history", "0003_snapshots", "0004_exact_history"]
 
@@ -79,6 +85,7 @@ enum EngineMigrations {
     for file in embedded where !applied.contains(file.identifier) {
       do {
         try db.execute(sql: file.sql)
+        try followUps[file.identifier]?(db)
       } catch {
         // One line: GRDB's description of the error would quote the whole migration script.
         let reason = (error as? DatabaseError)?.message ?? "\(error)"

@@ -1,0 +1,14 @@
+-- Rewind engine schema, version 9: a snapshot's checksum covers its seq.
+--
+-- A snapshot's checksum (FNV-1a of its text) covered its rows but not the seq they are the
+-- state at, so a seq edited by hand (`UPDATE snapshots SET seq = ...`) went unnoticed: `restore
+-- --to` and `export --at` took the rows for the state at the new seq and replayed the log from
+-- there, and gave a wrong state with no error (`verify`, which replays the whole log, found it).
+-- From this version the checksum is taken over the seq in decimal, a colon, then the text.
+--
+-- The tables do not change. Each stored snapshot's checksum is taken again by the engine's own
+-- code, right after this file, in the same transaction (`EngineMigrations.followUps`): a
+-- snapshot whose rows still match its checksum, or that has none (written before checksums),
+-- is sealed with its seq as it stands; one whose rows no longer match keeps its checksum, which
+-- the new form cannot match either, so it stays refused. A library that knows only schema 8
+-- refuses the file as newer, rather than refusing its snapshots as edited.
