@@ -72,6 +72,37 @@ struct SnapshotSeqSealTests {
     for sum in sums { #expect(sum.stored == sum.expected) }
   }
 
+  /// A library of schema 8 that had the file open before another process upgraded it would
+  /// go on writing snapshots with a checksum of their rows alone, refused later as edited: the
+  /// file refuses them as they are written, saying why, and keeps none.
+  @Test func aSnapshotWithTheOldChecksumIsRefusedAsItIsWritten() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let seq = try makeFile(path)
+    let count = try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM snapshots") }
+    for (what, sql) in [
+      (
+        "insert",
+        "INSERT INTO snapshots (label, seq, kind, row_count, rows, checksum) SELECT 'old', seq, kind, row_count, rows, ? FROM snapshots WHERE label = 'mid'"
+      ),
+      ("update", "UPDATE snapshots SET checksum = ? WHERE label = 'mid'"),
+    ] {
+      let text = try DatabaseQueue(path: path).read { db in
+        try HistoryLog.snapshotText(
+          try #require(try Row.fetchOne(db, sql: "SELECT rows, part_set FROM snapshots WHERE label = 'mid'")), db)
+      }
+      let error = try #require(throws: DatabaseError.self, "\(what)") {
+        try DatabaseQueue(path: path).write {
+          try $0.execute(sql: sql, arguments: [HistoryLog.checksumOfRowsAlone(text)])
+        }
+      }
+      #expect(error.message?.contains("Rewind 0.5 or earlier") == true, "\(what): \(error)")
+    }
+    #expect(try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM snapshots") } == count)
+    #expect(try RewindDatabase(path: path).snapshots().first { $0.label == "mid" }?.seq == seq)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
   /// The 0.5 fixture (schema 8: checksums over the rows alone; `checksumTakenAway`: with its
   /// snapshot's checksum gone, as releases before checksums left theirs) opens sealed: a seq
   /// edited afterwards is refused.

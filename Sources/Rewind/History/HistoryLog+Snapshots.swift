@@ -334,18 +334,24 @@ extension HistoryLog {
       validate: seq >= tables.appSchema.lastBarrier)
   }
 
-  /// The checksum of the snapshot of the state after `seq` whose text is `text`: FNV-1a (64
-  /// bits), in hex, of the seq in decimal, a colon and the text. It catches a snapshot edited by
-  /// hand or damaged on disk, its rows or its seq (engine schema 9; the rows alone before, see
-  /// ``sealSnapshotSeqs(_:)``). Not a defence against someone who also rewrites the checksum.
+  /// The checksum of the snapshot of the state after `seq` whose text is `text`:
+  /// ``sealedChecksumPrefix`` and FNV-1a (64 bits), in hex, of the seq in decimal, a colon and
+  /// the text. It catches a snapshot edited by hand or damaged on disk, its rows or its seq
+  /// (engine schema 9; the rows alone before, see ``sealSnapshotSeqs(_:)``). Not a defence
+  /// against someone who also rewrites the checksum.
   static func checksum(_ text: String, seq: Int64) -> String {
     var hash = FNV1a()
     hash.add("\(seq):")
     hash.add(text)
-    return hash.hex
+    return sealedChecksumPrefix + hash.hex
   }
 
-  /// The checksum engine schemas 3 to 8 wrote: of the text alone.
+  /// What begins every checksum of engine schema 9: a trigger of `0009` refuses a snapshot
+  /// without it, which only a library of schema 8 or earlier, still running on a file another
+  /// process upgraded, would write.
+  static let sealedChecksumPrefix = "fnv1a-seq:"
+
+  /// The checksum engine schemas 4 to 8 wrote: of the text alone.
   static func checksumOfRowsAlone(_ text: String) -> String {
     var hash = FNV1a()
     hash.add(text)
@@ -382,9 +388,14 @@ extension HistoryLog {
       guard
         let row = try Row.fetchOne(
           db, sql: "SELECT seq, rows, part_set, checksum FROM snapshots WHERE id = ?", arguments: [id]),
-        case .int64(let seq) = (row["seq"] as DatabaseValue).storage,
-        let text = try? snapshotText(row, db)
+        case .int64(let seq) = (row["seq"] as DatabaseValue).storage
       else { continue }
+      let text: String
+      do {
+        text = try snapshotText(row, db)
+      } catch is RewindError {
+        continue  // not text, or a part missing: damage, which stays refused
+      }
       switch (row["checksum"] as DatabaseValue).storage {
       case .null: break
       case .string(let stored) where stored == checksumOfRowsAlone(text): break
