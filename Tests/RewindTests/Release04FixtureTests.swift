@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 
 @testable import Rewind
@@ -15,34 +14,10 @@ struct Release04FixtureTests {
   let release = ReleaseFixture(name: "release-0.4")
 
   @Test func theFileIsAtEngineSchema6AndTheToolReadsItAsTheReleaseDid() throws {
-    let (directory, path) = try release.copy()
-    _ = directory
-    let applied = try DatabaseQueue(path: path).read { db in
-      try String.fetchAll(db, sql: "SELECT identifier FROM rewind_engine_migrations ORDER BY identifier")
-    }
-    #expect(applied.last == "0006_keyed_lists")
-    let database = try RewindDatabase(path: path)
-    #expect(try database.verify().problems == [])
-    let seqs = try release.exportedSeqs()
-    #expect(seqs.count >= 20)
-    #expect(try database.inspect().lastSeq == seqs.last)
-    for seq in seqs {
-      #expect(try database.export(at: seq) == (try release.text("exports/at-\(seq).json")), "export --at \(seq)")
-    }
-    #expect(try database.inspect().migrations.last == EngineMigrations.embedded.last?.identifier)
+    try release.expectTheToolReadsItAsTheReleaseDid(lastMigration: "0006_keyed_lists")
   }
 
   @Test func theAppOpensItAndUndoesAsTheReleaseDid() throws {
-    let (directory, path) = try release.copy()
-    _ = directory
-    let store = try TasksStore.tasks(path: path)
-    let database = try RewindDatabase(path: path)
-    #expect(try database.verify().problems == [])
-    for count in 1...4 {
-      try store.undo()
-      #expect(try database.export() == (try release.text("undos/undo-\(count).json")), "undo \(count)")
-      #expect(store.state == (try TasksStore.tasks(path: path, readOnly: true).state))
-    }
-    try ReleaseFixture.expectTheFileGoesOn(store, database)
+    try release.expectTheAppUndoesAsTheReleaseDid()
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import Rewind
@@ -34,6 +35,53 @@ struct ReleaseFixture {
     try FileManager.default.contentsOfDirectory(atPath: Self.directory.appendingPathComponent("\(name)-exports").path)
       .compactMap { Int64($0.replacingOccurrences(of: "at-", with: "").replacingOccurrences(of: ".json", with: "")) }
       .sorted()
+  }
+
+  /// The release's file is at engine migration `lastMigration`; this version's tool opens it
+  /// (upgrading it), verifies it, and exports every seq as the release did, byte for byte.
+  func expectTheToolReadsItAsTheReleaseDid(lastMigration: String) throws {
+    let (directory, path) = try copy()
+    _ = directory
+    let applied = try DatabaseQueue(path: path).read { db in
+      try String.fetchAll(db, sql: "SELECT identifier FROM rewind_engine_migrations ORDER BY identifier")
+    }
+    #expect(applied.last == lastMigration)
+    let database = try RewindDatabase(path: path)
+    #expect(try database.verify().problems == [])
+    #expect(try database.inspect().migrations.last == EngineMigrations.embedded.last?.identifier)
+    let seqs = try exportedSeqs()
+    #expect(seqs.count >= 20)
+    #expect(try database.inspect().lastSeq == seqs.last)
+    for seq in seqs {
+      #expect(try database.export(at: seq) == (try text("exports/at-\(seq).json")), "export --at \(seq)")
+    }
+  }
+
+  /// The snapshot labelled `handoff` restores the state the release exported at its seq.
+  func expectItsLabelledSnapshotRestores() throws {
+    let (directory, path) = try copy()
+    _ = directory
+    let database = try RewindDatabase(path: path)
+    let handoff = try #require(try database.snapshots().first { $0.label == "handoff" })
+    try database.restore(snapshot: "handoff")
+    #expect(try database.export() == (try text("exports/at-\(handoff.seq).json")))
+    #expect(try database.verify().problems == [])
+  }
+
+  /// The app opens the file and undoes four times as the release did; then it goes on.
+  @MainActor
+  func expectTheAppUndoesAsTheReleaseDid() throws {
+    let (directory, path) = try copy()
+    _ = directory
+    let store = try TasksStore.tasks(path: path)
+    let database = try RewindDatabase(path: path)
+    #expect(try database.verify().problems == [])
+    for count in 1...4 {
+      try store.undo()
+      #expect(try database.export() == (try text("undos/undo-\(count).json")), "undo \(count)")
+      #expect(store.state == (try TasksStore.tasks(path: path, readOnly: true).state))
+    }
+    try Self.expectTheFileGoesOn(store, database)
   }
 
   /// The upgraded file goes on: a project and its task, deleted and undone, leave the state as
