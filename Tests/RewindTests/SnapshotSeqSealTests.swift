@@ -63,6 +63,52 @@ struct SnapshotSeqSealTests {
     #expect(try database.verify().problems == [])
   }
 
+  /// Found by a trial of 0.6: a snapshot at or before the base (labelled ones compaction
+  /// keeps, or a seq edited to one) is still restored by label, but `verify` checked only
+  /// those the replay reaches, so `compact` went ahead over a damaged one.
+  @Test func verifyChecksTheSnapshotsTheLogNoLongerReaches() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let seq = try makeFile(path)
+    let database = try RewindDatabase(path: path)
+    try edit(path, "UPDATE snapshots SET seq = 0 WHERE label = 'mid'")
+    let problems = try database.verify().problems
+    #expect(problems.contains { $0.contains("the snapshot at seq 0 was modified after it was taken") }, "\(problems)")
+    #expect(throws: RewindError.self) { try database.compact(keep: 1) }
+    // Put back, then kept by a compaction that folds its seq into the base.
+    try edit(path, "UPDATE snapshots SET seq = \(seq) WHERE label = 'mid'")
+    _ = try database.compact(keep: 1)
+    let report = try database.verify()
+    #expect(report.problems == [])
+    #expect(
+      report.passed.contains { $0.contains("snapshot \"mid\" at seq \(seq), before the history kept") },
+      "\(report.passed)")
+    try edit(path, "UPDATE snapshots SET rows = replace(rows, 'T1', 'TX') WHERE label = 'mid'")
+    let after = try database.verify().problems
+    #expect(after.contains { $0.contains("the snapshot at seq \(seq) was modified after it was taken") }, "\(after)")
+    #expect(throws: RewindError.self) { try database.compact(keep: 0) }
+  }
+
+  /// Every snapshot of schema 9 has a checksum (its triggers refuse one without): one taken
+  /// away by hand, triggers and all, is refused, not trusted.
+  @Test func aSnapshotWhoseChecksumWasTakenAwayIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let seq = try makeFile(path)
+    try edit(
+      path,
+      """
+      DROP TRIGGER snapshots_are_sealed_with_their_seq;
+      DROP TRIGGER snapshots_stay_sealed_with_their_seq;
+      UPDATE snapshots SET checksum = NULL, seq = \(seq - 2) WHERE label = 'mid';
+      """)
+    let database = try RewindDatabase(path: path)
+    let error = try #require(throws: RewindError.self) { try database.export(at: seq - 2) }
+    #expect(error.message.contains("was modified after it was taken"), "\(error)")
+    #expect(throws: RewindError.self) { try database.restore(snapshot: "mid") }
+    #expect(try database.verify().problems.contains { $0.contains("was modified after it was taken") })
+  }
+
   @Test func snapshotsTakenNowAreSealedWithTheirSeq() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

@@ -100,7 +100,8 @@ struct RowTransform {
       let snapshotSeq: Int64 = snapshot["seq"]
       let text = try HistoryLog.snapshotText(snapshot, db)
       // A snapshot edited by hand is refused, not rewritten with a new checksum.
-      if let checksum: String = snapshot["checksum"], checksum != HistoryLog.checksum(text, seq: snapshotSeq) {
+      let checksum = try snapshot.checked("checksum", in: EngineTable.snapshots.name, as: String?.self)
+      if checksum != HistoryLog.checksum(text, seq: snapshotSeq) {
         throw fail("the snapshot at seq \(snapshotSeq) was modified after it was taken")
       }
       let shape: Int64 = snapshot["schema_seq"] ?? snapshotSeq

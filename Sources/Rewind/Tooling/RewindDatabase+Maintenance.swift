@@ -118,6 +118,15 @@ extension RewindDatabase {
           return
         }
       }
+      // Snapshots at or before the base (labelled ones compaction kept, or a seq edited to
+      // one) are still restored by label: the log no longer reaches them, so their checksum,
+      // over their seq and rows, is what there is to check.
+      for early in try Row.fetchAll(
+        db, sql: "SELECT id, seq FROM snapshots WHERE seq <= ? AND NOT (kind = 'base' AND seq = ?) ORDER BY seq",
+        arguments: [history.baseSeq, history.baseSeq])
+      {
+        try check(early, against: nil)
+      }
       // Only their seqs: each snapshot's rows are read when the replay reaches it, so memory
       // holds one state and one snapshot at a time, however long the log.
       let snapshots = try Row.fetchAll(
@@ -248,7 +257,9 @@ extension RewindDatabase {
         report.passed.append("tables: \(catalog.tableNames.joined(separator: ", ")) match the replayed log exactly")
       }
 
-      func check(_ listed: Row, against rows: StateRows) throws {
+      /// Checks the snapshot `listed` names: its checksum, and its rows against `rows`, the
+      /// replayed state at its seq (`nil`: the log does not reach it).
+      func check(_ listed: Row, against rows: StateRows?) throws {
         let name: String
         let seq: Int64
         let stored: StateRows
@@ -265,6 +276,11 @@ extension RewindDatabase {
           stored = try history.snapshotRows(snapshot, db)
         } catch let error as RewindError {
           report.problems.append("snapshot: \(error.message)")
+          return
+        }
+        guard let rows else {
+          report.passed.append(
+            "snapshot \(name) at seq \(seq), before the history kept, holds the rows and seq it was taken with")
           return
         }
         if stored == rows {
