@@ -24,10 +24,12 @@ struct HistoryModelTests {
   /// set again (the engine keeps the later value, as it has since it was taught to; the model
   /// did not); a repair after the tool's restore, which joins the restore's step in the engine
   /// since a second app found undoing a restore left the repair standing (the model still
-  /// joined it only to an action's step).
+  /// joined it only to an action's step); an undo that puts a list entry back at a position
+  /// another entry took since, which the engine gives a key of its own just before it (the
+  /// model kept both at one position).
   @Test(arguments: [
     [95400, 752920, 32560, 669040, 293640, 13506], [114563, 709520, 23163, 44070, 667296, 311295],
-    [8960, 630, 381080, 160, 222, 34503, 6],
+    [8960, 630, 381080, 160, 222, 34503, 6], [492160, 134448, 577206, 55293, 869040, 428718],
   ])
   func aSessionFoundBefore(codes: [Int]) throws {
     var run = try ModelRun()

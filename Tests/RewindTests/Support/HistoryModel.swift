@@ -328,6 +328,36 @@ struct HistoryModel {
     }
   }
 
+  /// The engine's placement of the list entries a revert puts back (see
+  /// `HistoryLog.placingListEntriesApart`): one put back at a position that another entry of
+  /// its list holds now (one the changes do not move) or that an earlier change put one at
+  /// gets a key just before it, after every entry below it.
+  func placingListEntriesApart(_ changes: [Change]) -> [Change] {
+    let moving = Set(changes.filter { $0.key.table == "list" }.map(\.key))
+    var placed: [String: Key] = [:]  // "list|position": the entry an earlier change put there
+    func list(of key: Key) -> String { String(key.key.split(separator: "|")[0]) }
+    return changes.map { change in
+      guard change.key.table == "list", var row = change.after, let wanted = row["position"] else { return change }
+      let name = list(of: change.key)
+      let entries = rows.filter { $0.key.table == "list" && list(of: $0.key) == name }
+      let taken =
+        placed["\(name)|\(wanted)"].map { $0 != change.key }
+        ?? entries.contains { $0.key != change.key && !moving.contains($0.key) && $0.value["position"] == wanted }
+      var change = change
+      if taken {
+        var lower = entries.compactMap { $0.value["position"] }.filter { $0 < wanted }.max()
+        for position in placed.keys.filter({ $0.hasPrefix(name + "|") }).map({ String($0.dropFirst(name.count + 1)) })
+        where position < wanted && position > (lower ?? "") {
+          lower = position
+        }
+        row["position"] = PositionKey.between(lower, wanted)
+        change.after = row
+      }
+      placed["\(name)|\(row["position"]!)"] = change.key
+      return change
+    }
+  }
+
   func breaksInvariants(_ changes: [Change]) -> Bool {
     var after = rows
     for change in changes { after[change.key] = change.after }
@@ -423,7 +453,7 @@ struct HistoryModel {
 
   private mutating func moveStep(undoing: Bool, store: Int?) -> Outcome {
     guard let id = undoing ? nextUndo : nextRedo, let step = steps[id] else { return .unchanged }
-    let changes = revert(latestApplication(of: step))
+    let changes = placingListEntriesApart(revert(latestApplication(of: step)))
     if breaksInvariants(changes) { return .refused }
     let seq = append(kind: undoing ? "undo" : "redo", changes: changes, undo: .none, moved: id)
     steps[id]?.undone = undoing
