@@ -8,20 +8,41 @@ import GRDB
 /// one log entry whose row changes are exactly what it wrote, so the log stays a complete,
 /// replayable record.
 ///
-/// Its position (last seq, stack tops, open group) is a copy of what the file holds: it moves
-/// only inside a write transaction, by ``append(_:_:)`` or by ``sync(_:)``, which reads what
-/// other connections committed. A caller whose transaction fails puts back the copy it had.
+/// Its ``Position`` (last seq, stack tops, open group) is a copy of what the file holds: it
+/// moves only inside a write transaction, by ``append(_:_:)`` or by ``sync(_:)``, which reads
+/// what other connections committed. A caller whose transaction fails puts back the position
+/// it had; the rest is the file's catalog, which only ``reload(_:)`` changes, and caches.
 struct HistoryLog {
-  /// The seq of the last entry (or the base seq, when compaction left no entry).
-  private(set) var lastSeq: Int64 = 0
-  /// The step undo would revert.
-  private(set) var nextUndo: Int64?
-  /// The step redo would reapply.
-  private(set) var nextRedo: Int64?
-  /// The step that an action with the same group key would join.
-  private var openGroup: (step: Int64, key: String)?
-  /// The step the last appended entry started or joined.
-  private var lastStep: Int64?
+  /// Where the log is: everything a write transaction moves, kept apart so that a write saves
+  /// and puts it back without copying the catalog and the caches (retaining each of their
+  /// collections, on every send).
+  struct Position {
+    /// The seq of the last entry (or the base seq, when compaction left no entry).
+    fileprivate(set) var lastSeq: Int64 = 0
+    /// The step undo would revert.
+    fileprivate(set) var nextUndo: Int64?
+    /// The step redo would reapply.
+    fileprivate(set) var nextRedo: Int64?
+    /// The step that an action with the same group key would join.
+    fileprivate var openGroup: (step: Int64, key: String)?
+    /// The step the last appended entry started or joined.
+    fileprivate var lastStep: Int64?
+    /// The seq history starts after: 0, or the base snapshot's after a compaction.
+    fileprivate(set) var baseSeq: Int64 = 0
+    /// The last seq of the run of `initialize` entries that created the file, when there are
+    /// several (a large initial state, logged in batches): the seqs before it hold part of it.
+    fileprivate(set) var initializedThrough: Int64?
+    /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
+    var lastSnapshotSeq: Int64 = 0
+    /// The rows the latest snapshot holds (0 when there is none): the state's size then.
+    var lastSnapshotRows: Int64 = 0
+    /// SQLite's `PRAGMA data_version` when the position was last read or written: it changes
+    /// when another connection commits, so an unchanged value means nothing to catch up.
+    fileprivate var dataVersion: Int64?
+  }
+
+  /// Where the log is; see ``Position``.
+  var position = Position()
   var writer = RowWriter()
   /// The statements every commit runs, on this log's connection.
   let statements = PreparedStatements()
@@ -29,26 +50,62 @@ struct HistoryLog {
   private var clock = LogClock()
   /// The tables and columns the log may name.
   private(set) var tables: TableCatalog
-  /// The seq history starts after: 0, or the base snapshot's after a compaction.
-  private(set) var baseSeq: Int64 = 0
-  /// The last seq of the run of `initialize` entries that created the file, when there are
-  /// several (a large initial state, logged in batches): the seqs before it hold part of it.
-  private(set) var initializedThrough: Int64?
-  /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
-  var lastSnapshotSeq: Int64 = 0
-  /// The rows the latest snapshot holds (0 when there is none): the state's size then.
-  var lastSnapshotRows: Int64 = 0
-  /// SQLite's `PRAGMA data_version` when the position was last read or written: it changes
-  /// when another connection commits, so an unchanged value means nothing to catch up.
-  private var dataVersion: Int64?
+
+  private(set) var lastSeq: Int64 {
+    get { position.lastSeq }
+    set { position.lastSeq = newValue }
+  }
+  private(set) var nextUndo: Int64? {
+    get { position.nextUndo }
+    set { position.nextUndo = newValue }
+  }
+  private(set) var nextRedo: Int64? {
+    get { position.nextRedo }
+    set { position.nextRedo = newValue }
+  }
+  private var openGroup: (step: Int64, key: String)? {
+    get { position.openGroup }
+    set { position.openGroup = newValue }
+  }
+  private var lastStep: Int64? {
+    get { position.lastStep }
+    set { position.lastStep = newValue }
+  }
+  private(set) var baseSeq: Int64 {
+    get { position.baseSeq }
+    set { position.baseSeq = newValue }
+  }
+  private(set) var initializedThrough: Int64? {
+    get { position.initializedThrough }
+    set { position.initializedThrough = newValue }
+  }
+  var lastSnapshotSeq: Int64 {
+    get { position.lastSnapshotSeq }
+    set { position.lastSnapshotSeq = newValue }
+  }
+  var lastSnapshotRows: Int64 {
+    get { position.lastSnapshotRows }
+    set { position.lastSnapshotRows = newValue }
+  }
+  private var dataVersion: Int64? {
+    get { position.dataVersion }
+    set { position.dataVersion = newValue }
+  }
 
   init(_ db: Database) throws {
     tables = try TableCatalog(db)
     try reload(db)
   }
 
-  /// Reads the position back from the database.
+  /// Reads the position and the catalog back from the database; if that fails, the log is
+  /// left as it was rather than half read.
   mutating func reload(_ db: Database) throws {
+    var fresh = self
+    try fresh.read(db)
+    self = fresh
+  }
+
+  private mutating func read(_ db: Database) throws {
     dataVersion = try dataVersion(db)
     try tables.reload(db)
     baseSeq =

@@ -205,10 +205,11 @@ final class Repository<State: PersistentState> {
   /// was otherwise.
   ///
   /// `follow` returns whether it moved the position when the sync found no entry to follow (a
-  /// forced read of it, and the repair after). When neither did, the copy taken before the sync is
-  /// what a failure puts back, rather than a second copy (each retains the position's tables
-  /// and caches): at most it predates a read of the position that found no new entry, and it
-  /// holds the `data_version` it was read at, so the next write reads the position again.
+  /// forced read of it, and the repair after). When neither did, the position saved before the
+  /// sync is what a failure puts back: at most it predates a read that found no new entry, and
+  /// it holds the `data_version` it was read at, so the next write reads the position again.
+  /// Only the position is put back: the catalog changes only when the sync reads the file
+  /// again, which fails whole or not at all, and the rest are caches.
   func write<T>(
     following follow: (Database, HistoryLog.Sync, inout HistoryLog) throws -> Bool,
     _ body: (Database, inout HistoryLog) throws -> T
@@ -216,19 +217,19 @@ final class Repository<State: PersistentState> {
     guard !isReadOnly else {
       throw RewindError(.readOnly, "\(name) was opened read-only; open it for writing to change it")
     }
-    var synced = history
+    var synced = history.position
     do {
       return try database.writeWithoutTransaction { db in
         prepareCheckpoints(db)
         return try db.inImmediateTransaction(statements: history.statements) {
           let sync = try history.sync(db)
           try checkAppSchema(version: history.tables.appSchema.version)
-          if try follow(db, sync, &history) || !sync.isCurrent { synced = history }
+          if try follow(db, sync, &history) || !sync.isCurrent { synced = history.position }
           return try body(db, &history)
         }
       }
     } catch {
-      history = synced
+      history.position = synced
       throw error
     }
   }
