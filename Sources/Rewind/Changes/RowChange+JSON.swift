@@ -170,11 +170,22 @@ enum JSONText {
   {
     out.append(UInt8(ascii: "\""))
     var runStart = 0
-    for index in bytes.indices {
+    var index = 0
+    while index < bytes.count {
+      // Eight bytes at a time while none needs escaping: most text has no byte to escape, and
+      // view-state values (JSON text) have long runs between their quotes.
+      if index + 8 <= bytes.count,
+        !needsEscaping(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+      {
+        index += 8
+        continue
+      }
       let byte = bytes[index]
+      index += 1
       guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-      if runStart < index { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-      runStart = index + 1
+      let escaped = index - 1
+      if runStart < escaped { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<escaped])) }
+      runStart = index
       out.append(UInt8(ascii: "\\"))
       switch byte {
       case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
@@ -188,6 +199,18 @@ enum JSONText {
     }
     if runStart < bytes.count { out.appendBytes(UnsafeBufferPointer(rebasing: bytes[runStart...])) }
     out.append(UInt8(ascii: "\""))
+  }
+
+  /// Whether any of the eight bytes of `word` is a control character, a quote or a backslash.
+  /// (Each test is the classic "has a zero byte" one, exact about whether any byte matches.)
+  @inline(__always)
+  private static func needsEscaping(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highBits: UInt64 = 0x8080_8080_8080_8080
+    let control = (word &- 0x20 &* ones) & ~word
+    let quote = word ^ (UInt64(UInt8(ascii: "\"")) &* ones)
+    let backslash = word ^ (UInt64(UInt8(ascii: "\\")) &* ones)
+    return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highBits != 0
   }
 
   /// Appends the decimal digits of `value`, as `String(value)` writes them.
