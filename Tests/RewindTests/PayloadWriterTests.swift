@@ -136,6 +136,35 @@ struct PayloadWriterTests {
     #expect(store.state.pad.text == "next")
   }
 
+  /// An object member checks the order of its own keys, from the first; the outer object's
+  /// check resumes after it; only a top-level key names the action.
+  @Test func aNestedObjectChecksItsOwnKeyOrder() throws {
+    var writer = JSONObjectWriter()
+    try writer.writeObject("m") { inner in
+      try inner.write("a", 1)
+      try inner.writeObject("z") { _ in }
+    }
+    try writer.write("n", true)
+    #expect(writer.finish() == #"{"m":{"a":1,"z":{}},"n":true}"#)
+    #expect(writer.firstKey == "m")
+
+    var resumed = JSONObjectWriter()
+    try resumed.writeObject("m") { try $0.write("z", 1) }
+    #expect(throws: RewindError.self) { try resumed.write("b", 2) }
+
+    var inner = JSONObjectWriter()
+    #expect(throws: RewindError.self) {
+      try inner.writeObject("m") { object in
+        try object.write("b", 1)
+        try object.write("a", 2)
+      }
+    }
+
+    var escaped = JSONObjectWriter()
+    try escaped.writeObject(#"a"b"#) { try $0.write("x", 1) }
+    #expect(escaped.firstKey == nil)
+  }
+
   @Test func aMemberWrittenTwiceIsRefused() throws {
     var writer = JSONObjectWriter()
     try writer.write("a", 1)

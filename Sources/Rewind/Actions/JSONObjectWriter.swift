@@ -11,40 +11,41 @@
 ///   try move.write("to", index)
 /// }
 /// ```
-public struct JSONObjectWriter {
-  @usableFromInline
-  var bytes: [UInt8]
-  /// The key of the last member written, for the order check.
-  @usableFromInline
-  var lastKey: String?
+///
+/// The writer is not copyable: it writes into memory of its own, which the action's
+/// `writePayload(to:)` borrows.
+public struct JSONObjectWriter: ~Copyable {
+  /// The text written so far.
+  private var text = TextBuffer(capacity: 64)  // one allocation for most payloads
+  /// The key of the last member written in the object being written, for the order check.
+  private var lastKey: String?
+  /// The objects ``writeObject(_:_:)`` opened and has not closed yet.
+  private var depth = 0
   /// The key of the first member, if it was written with no escape: the name an action is
   /// logged under, as ``JSONObjectMembers/firstKey(_:)`` reads it from the text (which reads
   /// none from an escaped key), with no second pass over the text.
-  @usableFromInline
-  var firstKey: String?
+  private(set) var firstKey: String?
 
   init() {
-    bytes = []
-    bytes.reserveCapacity(64)  // one allocation for most payloads
-    bytes.append(UInt8(ascii: "{"))
+    text.append(UInt8(ascii: "{"))
   }
 
   /// The object's text, closed.
   mutating func finish() -> String {
-    bytes.append(UInt8(ascii: "}"))
-    return String(decoding: bytes, as: UTF8.self)
+    text.append(UInt8(ascii: "}"))
+    return text.withBytes { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Writes a string member.
   public mutating func write(_ key: String, _ value: String) throws {
     try startMember(key)
-    JSONText.appendString(value, to: &bytes)
+    JSONText.appendString(value, to: &text)
   }
 
   /// Writes an integer member.
   public mutating func write(_ key: String, _ value: Int64) throws {
     try startMember(key)
-    JSONText.appendInteger(value, to: &bytes)
+    JSONText.appendInteger(value, to: &text)
   }
 
   /// Writes an integer member.
@@ -55,52 +56,52 @@ public struct JSONObjectWriter {
   /// Writes `true` or `false`.
   public mutating func write(_ key: String, _ value: Bool) throws {
     try startMember(key)
-    bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+    text.appendLiteral(value ? "true" : "false")
   }
 
   /// Writes a number as `Codable` payloads are written: an integral value without a fraction.
   ///
   /// - Throws: `EncodingError.invalidValue` for infinity and NaN, which JSON cannot hold.
   public mutating func write(_ key: String, _ value: Double) throws {
-    let text = try CompactJSONEncoder.Node.number(value, nil)
+    let number = try CompactJSONEncoder.Node.number(value, nil)
     try startMember(key)
-    bytes.append(contentsOf: text.utf8)
+    JSONText.appendRaw(number, to: &text)
   }
 
   /// Writes `null`, as `Codable` writes an optional encoded with `encode(_:forKey:)`. (Synthesized
   /// `Codable` leaves a `nil` property out instead: write nothing for it.)
   public mutating func writeNull(_ key: String) throws {
     try startMember(key)
-    bytes.append(contentsOf: "null".utf8)
+    text.appendLiteral("null")
   }
 
   /// Writes a member through its `Encodable` encoding: for the values with no method of their own.
   public mutating func write<Value: Encodable>(_ key: String, encoding value: Value) throws {
-    let text = try CompactJSONEncoder.encode(value)
+    let encoded = try CompactJSONEncoder.encode(value)
     try startMember(key)
-    bytes.append(contentsOf: text.utf8)
+    JSONText.appendRaw(encoded, to: &text)
   }
 
   /// Writes an object member, whose members `body` writes (an enum case's associated values, or
   /// `{}` for a case without).
   public mutating func writeObject(_ key: String, _ body: (inout JSONObjectWriter) throws -> Void) throws {
     try startMember(key)
-    // The member writes into this writer's bytes: moved out and back, never copied.
-    var member = JSONObjectWriter(continuing: bytes)
-    bytes = []
-    defer { bytes = member.bytes }
-    member.bytes.append(UInt8(ascii: "{"))
-    try body(&member)
-    member.bytes.append(UInt8(ascii: "}"))
+    // The member is written by this same writer, into the same text, with an order check of
+    // its own: the outer object's resumes once it is closed.
+    let outer = lastKey
+    lastKey = nil
+    depth += 1
+    defer {
+      depth -= 1
+      lastKey = outer
+    }
+    text.append(UInt8(ascii: "{"))
+    try body(&self)
+    text.append(UInt8(ascii: "}"))
   }
 
-  private init(continuing bytes: [UInt8]) {
-    self.bytes = bytes
-  }
-
-  @usableFromInline
-  mutating func startMember(_ key: String) throws {
-    let isFirst = lastKey == nil
+  private mutating func startMember(_ key: String) throws {
+    let isFirst = lastKey == nil && depth == 0
     if let lastKey {
       guard lastKey < key else {
         throw RewindError(
@@ -108,13 +109,13 @@ public struct JSONObjectWriter {
           "a payload's members must be written in ascending key order, once each, as its Codable encoding is logged: \"\(key)\" came after \"\(lastKey)\""
         )
       }
-      bytes.append(UInt8(ascii: ","))
+      text.append(UInt8(ascii: ","))
     }
     lastKey = key
-    let start = bytes.count
-    JSONText.appendString(key, to: &bytes)
+    let start = text.count
+    JSONText.appendString(key, to: &text)
     // Every escape makes the text longer than the key and its quotes.
-    if isFirst, bytes.count - start == key.utf8.count + 2 { firstKey = key }
-    bytes.append(UInt8(ascii: ":"))
+    if isFirst, text.count - start == key.utf8.count + 2 { firstKey = key }
+    text.append(UInt8(ascii: ":"))
   }
 }

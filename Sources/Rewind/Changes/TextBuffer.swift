@@ -24,7 +24,8 @@ extension Array: TextOutput where Element == UInt8 {
 /// instructions for a one-row change). Here an append is a bounds check and a copy.
 struct TextBuffer: ~Copyable, TextOutput {
   private var start: UnsafeMutablePointer<UInt8>
-  private var count = 0
+  /// The bytes written so far.
+  private(set) var count = 0
   private var capacity: Int
 
   /// An empty buffer with room for `capacity` bytes (it grows as needed).
