@@ -93,8 +93,7 @@ struct RowWriter {
   private mutating func upsert(
     table: String, columns: RowImage.Columns, keyColumns: RowImage.Columns
   ) -> Upsert {
-    // Read only: the history, and this writer with it, is copied before each write (to put
-    // back if it fails), so a change here would copy the array on every send.
+    // Read only when found: moving a hit to the front would write the array on every send.
     if let recent = recentUpserts.first(where: {
       $0.upsert.columns === columns && $0.upsert.keyColumns === keyColumns && $0.table == table
     }) {
@@ -119,8 +118,8 @@ struct RowWriter {
     return upsert
   }
 
-  /// Numbers a new statement. (`texts` and `prepared` are values: a copy of the writer, kept
-  /// to put back after a failed transaction, numbers its statements apart from the original.)
+  /// Numbers a new statement. (`texts` and `prepared` are values: a copy of the writer
+  /// numbers its statements apart from the original.)
   private mutating func add(_ sql: String) -> Int {
     texts.append(sql)
     prepared.append(nil)

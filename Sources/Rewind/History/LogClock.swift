@@ -9,8 +9,7 @@ struct LogClock {
   /// The second `text` was written for: none at first (no clock reads `Int.min`).
   private var second = Int.min
   /// The text up to the second's dot, then room for the milliseconds and the `Z`, held inline:
-  /// the history is copied before each write (to put back if it fails), and an array here
-  /// would then be copied on every entry's time.
+  /// no allocation, and nothing to retain when the history holding the clock is copied.
   private var text: Bytes = (
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
   )
