@@ -209,7 +209,10 @@ final class Repository<State: PersistentState> {
   /// sync is what a failure puts back: at most it predates a read that found no new entry, and
   /// it holds the `data_version` it was read at, so the next write reads the position again.
   /// Only the position is put back: the catalog changes only when the sync reads the file
-  /// again, which fails whole or not at all, and the rest are caches.
+  /// again, which fails whole or not at all, and the rest are caches. (A sync that read the
+  /// file and then failed, or whose write failed after it, leaves the catalog as the file has
+  /// it beside the position from before: the position's `data_version` makes the next write
+  /// read both again.)
   func write<T>(
     following follow: (Database, HistoryLog.Sync, inout HistoryLog) throws -> Bool,
     _ body: (Database, inout HistoryLog) throws -> T
