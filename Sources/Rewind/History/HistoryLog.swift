@@ -55,22 +55,6 @@ struct HistoryLog {
     get { position.lastSeq }
     set { position.lastSeq = newValue }
   }
-  private(set) var nextUndo: Int64? {
-    get { position.nextUndo }
-    set { position.nextUndo = newValue }
-  }
-  private(set) var nextRedo: Int64? {
-    get { position.nextRedo }
-    set { position.nextRedo = newValue }
-  }
-  private var openGroup: (step: Int64, key: String)? {
-    get { position.openGroup }
-    set { position.openGroup = newValue }
-  }
-  private var lastStep: Int64? {
-    get { position.lastStep }
-    set { position.lastStep = newValue }
-  }
   private(set) var baseSeq: Int64 {
     get { position.baseSeq }
     set { position.baseSeq = newValue }
@@ -87,10 +71,6 @@ struct HistoryLog {
     get { position.lastSnapshotRows }
     set { position.lastSnapshotRows = newValue }
   }
-  private var dataVersion: Int64? {
-    get { position.dataVersion }
-    set { position.dataVersion = newValue }
-  }
 
   init(_ db: Database) throws {
     tables = try TableCatalog(db)
@@ -106,7 +86,7 @@ struct HistoryLog {
   }
 
   private mutating func read(_ db: Database) throws {
-    dataVersion = try dataVersion(db)
+    position.dataVersion = try dataVersion(db)
     try tables.reload(db)
     baseSeq =
       try db.checkedInteger(
@@ -119,19 +99,19 @@ struct HistoryLog {
       "SELECT value FROM rewind_meta WHERE key = 'initialized_through'",
       what: "rewind_meta.value of initialized_through")
     // Undone steps are the ones with the largest ids: walk down from the top while undone.
-    nextUndo = nil
-    nextRedo = nil
+    position.nextUndo = nil
+    position.nextRedo = nil
     let steps = try Row.fetchCursor(db, sql: "SELECT id, undone FROM undo_steps ORDER BY id DESC")
     while let step = try steps.next() {
       if try step.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self) {
-        nextRedo = try step.checked("id", in: EngineTable.undoSteps.name)
+        position.nextRedo = try step.checked("id", in: EngineTable.undoSteps.name)
       } else {
-        nextUndo = try step.checked("id", in: EngineTable.undoSteps.name)
+        position.nextUndo = try step.checked("id", in: EngineTable.undoSteps.name)
         break
       }
     }
-    lastStep = nil
-    openGroup = nil
+    position.lastStep = nil
+    position.openGroup = nil
     // The group stays open if the last entry that touched the undo stacks is a grouped action
     // of the step on top of the undo stack (a repair that joined the step leaves it open, as it
     // does in the process that logs it). The entries that created the file are skipped by
@@ -149,13 +129,13 @@ struct HistoryLog {
       let kind = try row.checked("kind", in: EngineTable.actionLog.name, as: String.self)
       let step = try row.checked("step", in: EngineTable.actionLog.name, as: Int64?.self)
       let key = try row.checked("group_key", in: EngineTable.actionLog.name, as: String?.self)
-      if let step, step == nextUndo {
+      if let step, step == position.nextUndo {
         // A repair logged now (opening, or catching up with other writers) mends what that
         // step left, whatever logged it (an action, or the tool's restore or import): it joins
         // the step, as it would have in the process that logged it, so undoing the step in
         // any process gives the same state.
-        lastStep = step
-        if kind == LogEntry.Kind.action.rawValue, let key { openGroup = (step, key) }
+        position.lastStep = step
+        if kind == LogEntry.Kind.action.rawValue, let key { position.openGroup = (step, key) }
       }
     }
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
@@ -186,8 +166,8 @@ struct HistoryLog {
 
   /// Whether undo (redo) would move a step: steps from before a barrier migration stay on the
   /// stacks, where undo and redo refuse them with the reason, but they are not offered.
-  var canUndo: Bool { nextUndo.map { $0 >= tables.appSchema.lastBarrier } ?? false }
-  var canRedo: Bool { nextRedo.map { $0 >= tables.appSchema.lastBarrier } ?? false }
+  var canUndo: Bool { position.nextUndo.map { $0 >= tables.appSchema.lastBarrier } ?? false }
+  var canRedo: Bool { position.nextRedo.map { $0 >= tables.appSchema.lastBarrier } ?? false }
 
   // MARK: - Catching up with other writers
 
@@ -210,7 +190,7 @@ struct HistoryLog {
   /// caller's in-memory state must do to follow. - Complexity: O(1) when no other connection
   /// committed; otherwise proportional to the entries it missed.
   mutating func sync(_ db: Database) throws -> Sync {
-    guard try dataVersion(db) != dataVersion else { return .current }
+    guard try dataVersion(db) != position.dataVersion else { return .current }
     let seen = lastSeq
     try reload(db)
     if baseSeq > seen || lastSeq < seen { return .reload }
@@ -337,17 +317,17 @@ struct HistoryLog {
     case .none:
       break
     case .joinLastStep:
-      step = lastStep
+      step = position.lastStep
       if let step {
         try extendStep(step, to: seq, db)
       }
     case .step(let group):
       guard LogEntry.changesDocument(changes) else { break }
-      if let redo = nextRedo {
+      if let redo = position.nextRedo {
         try db.execute(sql: "DELETE FROM undo_steps WHERE id >= ?", arguments: [redo])
-        nextRedo = nil
+        position.nextRedo = nil
       }
-      if let group, let open = openGroup, open.key == group {
+      if let group, let open = position.openGroup, open.key == group {
         step = open.step
         try extendStep(open.step, to: seq, db)
       } else {
@@ -357,14 +337,14 @@ struct HistoryLog {
           parameters.bind(seq.databaseValue)
           parameters.bind(group.map(\.databaseValue) ?? .null)
         }
-        nextUndo = seq
+        position.nextUndo = seq
       }
-      openGroup = group.map { (step!, $0) }
+      position.openGroup = group.map { (step!, $0) }
     }
     if entry.kind != .action, entry.kind != .repair, entry.kind != .initialize {
-      openGroup = nil
+      position.openGroup = nil
     }
-    lastStep = step
+    position.lastStep = step
 
     if entry.kind == .repair { try extendApplication(endingAt: seq - 1, to: seq, db) }
 
@@ -372,7 +352,7 @@ struct HistoryLog {
     RowChange.writeJSON(changes, to: &json)
     // (Optionals bound through `map`, specialized here: GRDB's `Optional.databaseValue` is
     // generic code that copied each through its value witnesses.)
-    let group = step == nil ? DatabaseValue.null : openGroup.map { $0.key.databaseValue } ?? .null
+    let group = step == nil ? DatabaseValue.null : position.openGroup.map { $0.key.databaseValue } ?? .null
     try statements.statement(.insertEntry, in: db).execute { parameters in
       parameters.bind(seq.databaseValue)
       clock.withNow { parameters.bind(text: $0) }
@@ -419,7 +399,7 @@ struct HistoryLog {
   /// latest application, so that the next move reverts exactly this one.
   private mutating func move(_ direction: ChangeDirection, _ db: Database) throws -> StepMove? {
     let undoing = direction == .backward
-    guard let step = undoing ? nextUndo : nextRedo else { return nil }
+    guard let step = undoing ? position.nextUndo : position.nextRedo else { return nil }
     let barrier = tables.appSchema.lastBarrier
     if step < barrier {
       throw RewindError(
@@ -436,12 +416,12 @@ struct HistoryLog {
       .execute(arguments: [undoing, seq, seq, step])
     // Undone steps are the largest ids, so the next tops are the neighbours of `step`.
     if undoing {
-      nextRedo = step
-      nextUndo = try db.checkedInteger(
+      position.nextRedo = step
+      position.nextUndo = try db.checkedInteger(
         "SELECT max(id) FROM undo_steps WHERE id < ?", arguments: [step], what: "undo_steps.id")
     } else {
-      nextUndo = step
-      nextRedo = try db.checkedInteger(
+      position.nextUndo = step
+      position.nextRedo = try db.checkedInteger(
         "SELECT min(id) FROM undo_steps WHERE id > ?", arguments: [step], what: "undo_steps.id")
     }
     return StepMove(seq: seq, changes: changes)
