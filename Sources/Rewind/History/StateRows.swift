@@ -90,7 +90,7 @@ struct StateRows: Equatable {
 
   /// Keys given as their values in key-column name order, compared as ``sortedKeys(_:)``
   /// orders them: value by value, as SQLite orders values.
-  static func valuesPrecede(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+  static func valuesPrecede<A: Sequence<DatabaseValue>, B: Sequence<DatabaseValue>>(_ a: A, _ b: B) -> Bool {
     for (x, y) in zip(a, b) where x != y { return DatabaseValue.sqliteOrder(x, y) }
     return false
   }

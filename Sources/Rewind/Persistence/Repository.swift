@@ -70,8 +70,11 @@ final class Repository<State: PersistentState> {
     // The workers open the file again later, from other threads: by its absolute path, which
     // a change of the working directory meanwhile does not point at another file.
     let absolutePath = path.map { URL(fileURLWithPath: $0).path }
-    worker = absolutePath.flatMap { readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration) }
-    checkpointer = absolutePath.flatMap { readOnly ? nil : WALCheckpointer(path: $0, configuration: configuration) }
+    let checkpointer = absolutePath.flatMap { readOnly ? nil : WALCheckpointer(path: $0, configuration: configuration) }
+    self.checkpointer = checkpointer
+    worker = absolutePath.flatMap {
+      readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration, checkpointer: checkpointer)
+    }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
@@ -243,9 +246,9 @@ final class Repository<State: PersistentState> {
   }
 
   /// Puts the checkpointer's hook on the connection at the first write, and pauses the
-  /// checkpointer while the worker reads a snapshot (see ``WALCheckpointer``): its long read
-  /// transaction keeps the WAL from starting over, so a checkpoint would copy and sync the
-  /// file in vain. Checkpoints resume once the read is done, while its parts are written: a
+  /// checkpointer while the worker is in a read transaction of a snapshot (see
+  /// ``WALCheckpointer``): it keeps the WAL from starting over, so a checkpoint would copy and
+  /// sync the file in vain. Checkpoints resume once the read is done, while its parts are written: a
   /// worker waiting for the write lock between sends must not hold them off.
   private func prepareCheckpoints(_ db: Database) {
     guard let checkpointer else { return }

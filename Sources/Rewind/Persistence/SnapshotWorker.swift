@@ -6,21 +6,26 @@ import GRDB
 ///
 /// A snapshot copies the whole state, so taking it inside `send` would stall the main actor
 /// for as long as the state is large (seconds at a million rows). The worker reads the tables
-/// in one read transaction, which in WAL mode sees one committed state while the store goes on
-/// writing, encodes them there, and only then writes the text, in parts of 256 KiB, each in a
+/// in steps of short read transactions, joined into one state with the log entries committed
+/// meanwhile (see ``SteppedSnapshotRead``), and only then writes the text, in parts of 256 KiB, each in a
 /// short write transaction of its own (see ``store(_:label:in:partBytes:stopping:)``). At most
 /// one snapshot is under way at a time; a failed one is dropped (a snapshot only speeds up
 /// later jumps), and the next one is due soon. A released store stops it (``stop()``).
 ///
-/// While it reads, the WAL cannot start over, so a checkpoint would copy and sync the file in
-/// vain: the store pauses its ``WALCheckpointer`` for that time (see `Repository.write`).
+/// When the steps cannot be joined (a key order SQLite does not share, a migration meanwhile),
+/// it reads the tables in one read transaction instead. While that lasts the WAL cannot start
+/// over, so a checkpoint would copy and sync the file in vain: the store pauses its
+/// ``WALCheckpointer`` for that time (see `Repository.write`).
 final class SnapshotWorker: @unchecked Sendable {
   private let path: String
   private let configuration: Configuration
+  /// The store's checkpointer, which each step of a snapshot's read waits for (see
+  /// ``WALCheckpointer/waitForWALToStartOver(atMost:)``).
+  private let checkpointer: WALCheckpointer?
   private let lock = NSLock()
   private let group = DispatchGroup()
   private var snapshotRunning = false
-  /// Whether the snapshot under way is in its read transaction, which keeps the WAL from
+  /// Whether the snapshot under way is in a read transaction, which keeps the WAL from
   /// starting over (its parts are written after).
   private var snapshotReading = false
   /// Set once the store is released: the snapshot under way stops at its next step.
@@ -34,9 +39,10 @@ final class SnapshotWorker: @unchecked Sendable {
   /// 256 KiB: a few milliseconds of the write lock.
   static let defaultPartBytes = 256 * 1024
 
-  init(path: String, configuration: Configuration) {
+  init(path: String, configuration: Configuration, checkpointer: WALCheckpointer?) {
     self.path = path
     self.configuration = configuration
+    self.checkpointer = checkpointer
   }
 
   /// The most bytes of a snapshot's text written in one transaction (see
@@ -107,13 +113,27 @@ final class SnapshotWorker: @unchecked Sendable {
     }
   }
 
-  /// Reads and encodes the state in a read transaction, on a connection of the worker's own,
-  /// which ``store(_:label:in:partBytes:stopping:)`` then stores it with. `nil` when there is
+  /// Reads and encodes the state on a connection of the worker's own, which
+  /// ``store(_:label:in:partBytes:stopping:)`` then stores it with: in steps of short read
+  /// transactions (see ``SteppedSnapshotRead``), or, when those cannot be joined into one
+  /// state, in one read transaction, during which checkpoints wait. `nil` when there is
   /// nothing to take.
   private func readSnapshot(
     stopping: () -> Bool
   ) throws -> (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)? {
     let queue = try DatabaseFile.reopen(path: path, configuration: configuration)
+    let steps = try SteppedSnapshotRead.read(
+      from: queue,
+      beforeStep: { [checkpointer] in
+        if stopping() { throw CancellationError() }
+        checkpointer?.waitForWALToStartOver()
+      },
+      reading: { reading in lock.withLock { snapshotReading = reading } })
+    switch steps {
+    case .snapshot(let snapshot): return (queue, snapshot)
+    case .upToDate: return nil
+    case .needsOneRead: break
+    }
     lock.withLock { snapshotReading = true }
     defer { lock.withLock { snapshotReading = false } }
     let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in

@@ -28,7 +28,10 @@ import GRDBSQLite
 ///
 /// While the store's snapshot is being read, its read transaction keeps the WAL from starting
 /// over, and any checkpoint would copy and sync in vain: the store pauses the checkpointer
-/// (``isPaused``) for that read, not while the snapshot's parts are written.
+/// (``isPaused``) while the snapshot is in a read transaction, not between its steps or while
+/// its parts are written. Before each step the snapshot waits for a WAL past
+/// `marks.restartPages` to start over (``waitForWALToStartOver(atMost:)``), so that under a
+/// steady stream of sends the WAL stays as short as with no snapshot under way.
 final class WALCheckpointer: @unchecked Sendable {
   /// The WAL sizes, in pages, at which checkpoints run.
   struct Marks: Sendable {
@@ -64,6 +67,10 @@ final class WALCheckpointer: @unchecked Sendable {
   private var paused = false
   private var counts = Counts()
   private var marksValue = Marks()
+  /// The WAL's pages after the store's last commit.
+  private var walPages: Int32 = 0
+  /// How many commits the store made.
+  private var commits = 0
 
   /// How many checkpoints ran where: for tests and the benchmark.
   struct Counts: Equatable, Sendable {
@@ -110,6 +117,7 @@ final class WALCheckpointer: @unchecked Sendable {
   func committed(on connection: OpaquePointer, pages: Int32) {
     enum Action { case none, background, inline }
     let action = lock.withLock { () -> Action in
+      (walPages, commits) = (pages, commits + 1)
       // A request to finish is dropped once the WAL has started over, and by a snapshot's
       // read: the WAL grows meanwhile, and a pass (not a commit) copies what it gained.
       if restartWanted, paused || pages < restartLog { restartWanted = false }
@@ -199,6 +207,22 @@ final class WALCheckpointer: @unchecked Sendable {
 
   /// Blocks until no pass is under way.
   func wait() { group.wait() }
+
+  /// Waits, at most `limit`, while the store's WAL is past `marks.restartPages` and the store
+  /// goes on committing: called by a reader about to begin a read transaction, which would
+  /// keep the WAL from starting over. The store's commits meanwhile checkpoint it, and the one
+  /// after starts it over. A store that stopped committing does not start it over until it
+  /// commits again, so the reader goes on then.
+  func waitForWALToStartOver(atMost limit: Duration = .milliseconds(100)) {
+    let deadline = ContinuousClock.now + limit
+    var seen = lock.withLock { commits }
+    while ContinuousClock.now < deadline {
+      Thread.sleep(forTimeInterval: 0.000_5)
+      let (long, latest) = lock.withLock { (walPages >= marksValue.restartPages && !stopped, commits) }
+      guard long, latest != seen else { return }
+      seen = latest
+    }
+  }
 
   /// Waits for the pass under way, then closes the worker's connection: once its store is
   /// released, nothing of it holds the file open.

@@ -42,27 +42,15 @@ struct TableScanExport {
     guard let scan = try KeyOrderScan(table: table, keyColumns: catalog.keyColumns(of: table), db) else {
       return false
     }
-    let rowsChanged = (changed[table] ?? [:])
-      .map { key, row in (key: scan.key(of: key), row: row) }
-      .sorted { StateRows.valuesPrecede($0.key, $1.key) }
-    var next = 0
+    var merge = ChangedRowsMerge((changed[table] ?? [:]).map { key, row in (key: scan.key(of: key), row: row) })
     writer.beginTable(table)
     try scan.forEachRow(db) { values, key in
       // Rows that were different (or only existed) at the seq come in at their place.
-      while next < rowsChanged.count, StateRows.valuesPrecede(rowsChanged[next].key, key) {
-        if let row = rowsChanged[next].row { writer.appendRow(row) }
-        next += 1
-      }
-      if next < rowsChanged.count, rowsChanged[next].key == key {
-        if let row = rowsChanged[next].row { writer.appendRow(row) }
-        next += 1
-      } else {
+      if !merge.writeRows(before: key, { writer.appendRow($0) }) {
         writer.appendRow { scan.appendObject(values, to: &$0) }
       }
     }
-    for (_, row) in rowsChanged[next...] {
-      if let row { writer.appendRow(row) }
-    }
+    merge.writeRest { writer.appendRow($0) }
     writer.endTable()
     return true
   }

@@ -1,0 +1,246 @@
+import GRDB
+
+/// Reads a snapshot of a file's state in steps of a few thousand rows, each in a short read
+/// transaction of its own, and makes them one state with the log entries committed meanwhile.
+///
+/// One read transaction as long as the state (seconds at a million rows) keeps the WAL from
+/// starting over: every send committed meanwhile extends the WAL file (whose new pages the
+/// kernel zeroes) and lengthens the WAL index's hash chains, so sends during a snapshot cost
+/// about twice as much. Between steps, checkpoints copy the WAL and it starts over.
+///
+/// Why the steps make one state: rows are read in the order of the table's primary key, each
+/// step after the last key of the one before (a seek in the key's index), so every row is
+/// read once, at some seq between the first step and the last. A row no entry touched in
+/// between was the same all along. A row an entry touched is taken from the log instead: its
+/// image after the last entry that touched it (log images are whole rows), or left out if
+/// that entry deleted it. The entries are read along with the steps, and the snapshot is
+/// labelled with the seq of the last. The rows are then written in the engine's key order
+/// (``StateRows/json()``'s), sorted in memory where it is not the primary key's
+/// (`list_entries`: `(id, list)` against `(list, id)`). A last check counts each table's rows
+/// at that seq; any doubt (a migration or other schema change meanwhile, a count that
+/// differs, a table whose key is not its primary key) makes
+/// ``read(from:rowsPerStep:beforeStep:reading:)`` answer ``Outcome/needsOneRead`` rather than
+/// risk a wrong snapshot.
+struct SteppedSnapshotRead {
+  /// What a stepped read gives.
+  enum Outcome {
+    /// The snapshot, encoded.
+    case snapshot(HistoryLog.EncodedSnapshot)
+    /// No entry was logged since the last snapshot: nothing to take.
+    case upToDate
+    /// The steps cannot be joined into one state: read it in one transaction instead.
+    case needsOneRead
+  }
+
+  /// The rows one step reads: a few milliseconds of a read transaction.
+  static let defaultRowsPerStep = 4_096
+
+  /// Reads the state of the file behind `queue` (see ``SteppedSnapshotRead``).
+  ///
+  /// - Parameters:
+  ///   - beforeStep: called before each step's transaction; it may wait (for the WAL to start
+  ///     over, see `WALCheckpointer`), or throw to stop the read (`CancellationError`).
+  ///   - reading: called with `true` as each read transaction begins, `false` as it ends.
+  /// - Throws: what `beforeStep` throws, and what reading the file or the log throws (a log
+  ///   entry compacted away meanwhile).
+  static func read(
+    from queue: DatabaseQueue, rowsPerStep: Int = defaultRowsPerStep, beforeStep: () throws -> Void = {},
+    reading: (Bool) -> Void = { _ in }
+  ) throws -> Outcome {
+    func transaction<T>(_ body: (Database) throws -> T) throws -> T {
+      reading(true)
+      defer { reading(false) }
+      return try queue.read(body)
+    }
+    struct Start {
+      var history: HistoryLog
+      var seq: Int64
+      var schemaVersion: Int
+      var tables: [Table]?
+    }
+    let start = try transaction { db -> Start? in
+      let history = try HistoryLog(db)
+      let seq = try history.fileLastSeq(db)
+      guard seq > history.lastSnapshotSeq else { return nil }
+      let tables = try history.tables.tableNames.map {
+        try Table($0, keyColumns: history.tables.keyColumns(of: $0), db)
+      }
+      return Start(
+        history: history, seq: seq, schemaVersion: try Self.schemaVersion(db),
+        tables: tables.allSatisfy { $0 != nil } ? tables.compactMap { $0 } : nil)
+    }
+    guard let start else { return .upToDate }
+    guard var tables = start.tables else { return .needsOneRead }
+
+    var net = NetChanges()
+    var seen = start.seq
+    // Reads the entries committed since the last transaction: the rows they touched are
+    // taken from them.
+    func catchUp(_ db: Database) throws {
+      let seq = try start.history.fileLastSeq(db)
+      try start.history.forEachEntry(after: seen, through: seq, db) { for change in $0 { net.add(change) } }
+      seen = seq
+    }
+    for index in tables.indices {
+      while !tables[index].isRead {
+        try beforeStep()
+        let rows = try transaction { db in
+          try catchUp(db)
+          return try tables[index].readStep(rowsPerStep, db)
+        }
+        // Encoded between transactions, so that the WAL can start over meanwhile.
+        tables[index].append(rows)
+      }
+    }
+    try beforeStep()
+    let counts = try transaction { db -> [Int]? in
+      try catchUp(db)
+      guard try Self.schemaVersion(db) == start.schemaVersion,
+        try HistoryLog(db).tables.appSchema.version == start.history.tables.appSchema.version
+      else { return nil }
+      return try tables.map {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0.scan.table.quotedDatabaseIdentifier)") ?? 0
+      }
+    }
+    guard let counts else { return .needsOneRead }
+
+    var touched: [String: [RowChange]] = [:]
+    for change in net.changes { touched[change.table, default: []].append(change) }
+    // An entry touching a table the catalog does not have: not a state these steps can make.
+    guard touched.keys.allSatisfy(start.history.tables.tableNames.contains) else { return .needsOneRead }
+    var out: [UInt8] = [UInt8(ascii: "{")]
+    var rowCount = 0
+    for index in tables.indices {
+      let table = tables[index].scan.table
+      let merge = ChangedRowsMerge(
+        (touched[table] ?? []).map { [scan = tables[index].scan] in (key: scan.key(of: $0.key), row: $0.after) })
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      JSONText.appendString(table, to: &out)
+      out.append(contentsOf: ":[".utf8)
+      let written = tables[index].write(merging: merge, to: &out)
+      out.append(UInt8(ascii: "]"))
+      // A row inserted or deleted past the log meanwhile, behind the steps: refused.
+      guard written == counts[index] else { return .needsOneRead }
+      rowCount += written
+      tables[index].removeRows()  // they are in `out` now
+    }
+    out.append(UInt8(ascii: "}"))
+    var snapshot = HistoryLog.EncodedSnapshot(
+      json: String(decoding: out, as: UTF8.self), rowCount: rowCount, seq: seen)
+    snapshot.appSchemaVersion = start.history.tables.appSchema.version
+    return .snapshot(snapshot)
+  }
+
+  /// SQLite's count of changes to the file's schema: any table or column added, changed or
+  /// dropped between the first step and the last moves it.
+  private static func schemaVersion(_ db: Database) throws -> Int {
+    try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+  }
+
+  /// One table's rows as the steps read them: their text, with each row's key.
+  private struct Table {
+    /// Writes the rows' objects and gives their keys in the engine's order.
+    let scan: KeyOrderScan
+    /// The positions (in ``KeyOrderScan/columns``) of the primary key's columns, in its order:
+    /// the order the steps read in.
+    private let stepColumns: [Int]
+    /// The rows' objects, in the order read, with a comma between two.
+    private var text: [UInt8] = []
+    /// Where each row's object ends in ``text``.
+    private var rowEnds: [Int] = []
+    /// Each row's key in key-column name order, one after another.
+    private var keys: [DatabaseValue] = []
+    /// Whether the rows were read in the engine's key order.
+    private var inKeyOrder = true
+    /// The primary key of the row read last, which the next step starts after.
+    private var lastKey: [DatabaseValue]?
+    /// Whether the last step read fewer rows than it asked for: the table is read.
+    private(set) var isRead = false
+
+    /// `nil` when the table has no key columns, or they are not its primary key (so no index
+    /// to seek in).
+    init?(_ table: String, keyColumns: [String], _ db: Database) throws {
+      guard let scan = try KeyOrderScan(table: table, keyColumns: keyColumns, db) else { return nil }
+      let primaryKey = try db.primaryKey(table).columns
+      guard Set(primaryKey) == Set(keyColumns) else { return nil }
+      self.scan = scan
+      stepColumns = primaryKey.compactMap(scan.columns.firstIndex(of:))
+      guard stepColumns.count == primaryKey.count else { return nil }
+    }
+
+    private var keyWidth: Int { scan.keyIndexes.count }
+    private var rowCount: Int { rowEnds.count }
+
+    /// Reads the values of the next `limit` rows, in ``KeyOrderScan/columns`` order.
+    mutating func readStep(_ limit: Int, _ db: Database) throws -> [[DatabaseValue]] {
+      let columns = scan.columns.map(\.quotedDatabaseIdentifier)
+      let keyList = stepColumns.map { columns[$0] }.joined(separator: ", ")
+      // A row value compares column by column, as ORDER BY sorts, and seeks in the index.
+      let following =
+        lastKey == nil ? "" : " WHERE (\(keyList)) > (\(stepColumns.map { _ in "?" }.joined(separator: ", ")))"
+      let statement = try db.makeStatement(
+        sql: """
+          SELECT \(columns.joined(separator: ", ")) FROM \(scan.table.quotedDatabaseIdentifier)\(following) \
+          ORDER BY \(keyList) LIMIT \(limit)
+          """)
+      var rows: [[DatabaseValue]] = []
+      rows.reserveCapacity(limit)
+      try statement.forEachRow(binding: lastKey ?? []) { handle in
+        rows.append((0..<Int32(columns.count)).map { DatabaseValue(sqliteStatement: handle, index: $0) })
+      }
+      if let last = rows.last { lastKey = stepColumns.map { last[$0] } }
+      isRead = rows.count < limit
+      return rows
+    }
+
+    /// Encodes the rows a step read.
+    mutating func append(_ rows: [[DatabaseValue]]) {
+      for values in rows {
+        if !rowEnds.isEmpty { text.append(UInt8(ascii: ",")) }
+        scan.appendObject(values, to: &text)
+        rowEnds.append(text.count)
+        let key = scan.key(of: values)
+        if inKeyOrder, rowCount > 1 { inKeyOrder = StateRows.valuesPrecede(self.key(rowCount - 2), key) }
+        keys.append(contentsOf: key)
+      }
+    }
+
+    private func key(_ row: Int) -> ArraySlice<DatabaseValue> { keys[row * keyWidth..<(row + 1) * keyWidth] }
+
+    private func object(_ row: Int) -> ArraySlice<UInt8> {
+      text[(row == 0 ? 0 : rowEnds[row - 1] + 1)..<rowEnds[row]]
+    }
+
+    /// Writes the rows, comma-separated, in key order: those read, with `merge`'s rows in
+    /// place of those entries touched since the first step (left out when deleted). Returns
+    /// how many rows it wrote.
+    func write(merging merge: ChangedRowsMerge, to out: inout [UInt8]) -> Int {
+      var merge = merge
+      var written = 0
+      func separate() {
+        if written > 0 { out.append(UInt8(ascii: ",")) }
+        written += 1
+      }
+      let order = inKeyOrder ? nil : (0..<rowCount).sorted { StateRows.valuesPrecede(key($0), key($1)) }
+      for position in 0..<rowCount {
+        let row = order?[position] ?? position
+        let replaced = merge.writeRows(before: key(row)) {
+          separate()
+          JSONText.appendRow($0, to: &out)
+        }
+        if !replaced {
+          separate()
+          out.append(contentsOf: object(row))
+        }
+      }
+      merge.writeRest {
+        separate()
+        JSONText.appendRow($0, to: &out)
+      }
+      return written
+    }
+
+    /// Frees the rows read.
+    mutating func removeRows() { (text, rowEnds, keys) = ([], [], []) }
+  }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import Testing
+
+@_spi(Benchmarks) @testable import Rewind
+@testable import TasksExample
+
+/// A background snapshot is read in steps of short read transactions, joined into one state
+/// with the entries committed between them, so that its read never keeps the WAL from
+/// starting over: whatever the store writes between steps, the snapshot is the state of its seq.
+@MainActor
+struct SteppedSnapshotReadTests {
+  /// A store on a new file, with `tasks` tasks in two projects; it takes no snapshot itself.
+  func store(_ path: String, tasks: Int) throws -> TasksStore {
+    let store = try TasksStore.tasks(path: path)
+    store.automaticSnapshotSpacing = 1_000_000
+    try store.send(.addProject(name: "Home"))
+    try store.send(.addProject(name: "Work"))
+    for index in 0..<tasks { try store.send(.add(title: "Task \(index) — ✓", project: Int64(index % 2 + 1))) }
+    return store
+  }
+
+  /// The snapshot text one read transaction gives of the file's state now, and its seq.
+  func oneRead(_ path: String) throws -> HistoryLog.EncodedSnapshot {
+    try DatabaseQueue(path: path).read { db in
+      let history = try HistoryLog(db)
+      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: try history.fileLastSeq(db))
+    }
+  }
+
+  func steppedRead(
+    _ path: String, rowsPerStep: Int, between: () throws -> Void = {}
+  ) throws -> SteppedSnapshotRead.Outcome {
+    try SteppedSnapshotRead.read(from: try DatabaseQueue(path: path), rowsPerStep: rowsPerStep, beforeStep: between)
+  }
+
+  @Test func withNoWriterTheStepsGiveTheTextOfOneRead() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    _ = try store(path, tasks: 23)
+    let expected = try oneRead(path)
+    for rowsPerStep in [1, 2, 5, 23, 24, 4_096] {
+      guard case .snapshot(let snapshot) = try steppedRead(path, rowsPerStep: rowsPerStep) else {
+        Issue.record("no snapshot in steps of \(rowsPerStep)")
+        continue
+      }
+      #expect(snapshot.json == expected.json, "steps of \(rowsPerStep)")
+      #expect(snapshot.seq == expected.seq && snapshot.rowCount == expected.rowCount)
+      #expect(snapshot.checksum == expected.checksum)
+    }
+  }
+
+  /// Model-based: random sends of every kind, and the tool's undo and redo on a connection of
+  /// their own, between random steps. The reference is the state one read transaction sees
+  /// after them, and the log's replay to the snapshot's seq.
+  @Test(arguments: 0..<12) func writesBetweenStepsAreJoinedIntoTheStateOfTheLastSeq(seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try store(path, tasks: 20)
+    var sends = 0
+    let outcome = try steppedRead(path, rowsPerStep: Int.random(in: 1...6, using: &random)) {
+      for _ in 0..<Int.random(in: 0...3, using: &random) {
+        let ids = store.state.allTasks.ids
+        let id = ids.randomElement(using: &random) ?? 1
+        switch Int.random(in: 0..<9, using: &random) {
+        case 0: try store.send(.add(title: "New \(sends)", project: Int64.random(in: 1...2, using: &random)))
+        case 1 where ids.count > 2: try store.send(.delete(id: id))
+        case 2: try store.send(.row(id: id, action: .rename("Renamed \(sends) \"q\"")))
+        case 3: try store.send(.move(id: id, to: Int.random(in: 0..<max(ids.count, 1), using: &random)))
+        case 4: try store.send(.row(id: id, action: .toggle))
+        case 5 where store.canUndo: try store.undo()
+        case 7: _ = try RewindDatabase(path: path).undo()
+        case 8: _ = try RewindDatabase(path: path).redo()
+        default: try store.send(.select(id: id))
+        }
+        sends += 1
+      }
+    }
+    guard case .snapshot(let snapshot) = outcome else {
+      Issue.record("seed \(seed): no snapshot")
+      return
+    }
+    let expected = try oneRead(path)
+    #expect(snapshot.seq == expected.seq, "seed \(seed)")
+    #expect(snapshot.json == expected.json, "seed \(seed), \(sends) sends between steps")
+    #expect(snapshot.rowCount == expected.rowCount)
+    let replayed = try RewindDatabase(path: path).read { db, history in try history.rows(at: snapshot.seq, db).json() }
+    #expect(snapshot.json == replayed)
+  }
+
+  @Test func aSchemaChangeBetweenStepsAsksForOneRead() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    _ = try store(path, tasks: 10)
+    var changed = false
+    let outcome = try steppedRead(path, rowsPerStep: 3) {
+      if !changed { try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE app_notes (note TEXT)") } }
+      changed = true
+    }
+    guard case .needsOneRead = outcome else {
+      Issue.record("a stepped snapshot across a schema change: \(outcome)")
+      return
+    }
+  }
+
+  @Test func aRowWrittenPastTheLogBetweenStepsAsksForOneRead() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try store(path, tasks: 10)
+    var steps = 0
+    let outcome = try steppedRead(path, rowsPerStep: 2) {
+      steps += 1
+      // Behind the read (`list_entries` is read first, and three steps read its first six
+      // rows): only the count can tell.
+      if steps == 4 {
+        try DatabaseQueue(path: path).write {
+          try $0.execute(sql: "DELETE FROM list_entries WHERE id = 1 AND list = 'allTasks'")
+        }
+        try store.send(.row(id: 2, action: .toggle))
+      }
+    }
+    guard case .needsOneRead = outcome else {
+      Issue.record("a stepped snapshot missed an unlogged delete: \(outcome)")
+      return
+    }
+  }
+
+  @Test func entriesCompactedAwayBetweenStepsFailTheRead() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try store(path, tasks: 10)
+    var steps = 0
+    let error = #expect(throws: RewindError.self) {
+      _ = try steppedRead(path, rowsPerStep: 2) {
+        steps += 1
+        guard steps == 3 else { return }
+        // The entries the read must take rows from go, and compaction's own snapshot with them.
+        for index in 0..<5 { try store.send(.row(id: Int64(index + 1), action: .toggle)) }
+        _ = try RewindDatabase(path: path).compact(keep: 0)
+        try store.send(.row(id: 1, action: .toggle))
+      }
+    }
+    #expect(error?.code == .corruptData)  // the gap; the worker drops the snapshot
+  }
+
+  @Test func nothingLoggedSinceTheLastSnapshotIsUpToDate() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    _ = try store(path, tasks: 3)
+    try RewindDatabase(path: path).snapshot(label: "now")
+    guard case .upToDate = try steppedRead(path, rowsPerStep: 2) else {
+      Issue.record("a snapshot taken with none due")
+      return
+    }
+  }
+
+  /// The store's own snapshots are taken this way while it writes, and `verify` compares each
+  /// with the log's replay to its seq.
+  @Test func theStoresBackgroundSnapshotsMatchTheLog() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try store(path, tasks: 5_000)
+    store.automaticSnapshotSpacing = 500
+    for index in 0..<3_000 {
+      try store.send(.row(id: Int64(index % 5_000 + 1), action: index % 2 == 0 ? .toggle : .rename("R \(index)")))
+    }
+    store.waitForSnapshots()
+    let database = try RewindDatabase(path: path)
+    #expect(try database.snapshots().filter { $0.kind == "automatic" }.count >= 1)
+    #expect(try database.verify().problems == [])
+  }
+}
