@@ -68,10 +68,15 @@ struct ModelRun {
 
   /// A store whose WAL checkpoints run every few commits, so that sessions interleave them
   /// with everything else: passes chasing the other store's commits, the restart the store
-  /// finishes, and a store released while its checkpointer runs.
+  /// finishes, and a store released while its checkpointer runs. Likewise its automatic
+  /// snapshots, every three entries, read two rows a step and stored in parts of 64 bytes:
+  /// `verify` compares each one stored with the log's replay to its seq.
   static func open(_ path: String) throws -> JournalStore {
     let store = try JournalStore.journal(path: path)
     store.repository.checkpointer?.marks = .init(backgroundPages: 4, restartPages: 12, inlinePages: 64)
+    store.repository.snapshotSpacing = 3
+    store.repository.worker?.rowsPerStep = 2
+    store.repository.worker?.partBytes = 64
     return store
   }
 
@@ -154,6 +159,8 @@ struct ModelRun {
         { try stores[store].jump(to: seq, timeline: timeline) }, "store \(store) jump \(seq) \(timeline)")
     case 30..<32:
       if failing { try injectFailure(into: store, on: false) }
+      // Automatic snapshots under way write (and log nothing): they end first.
+      for store in stores { store.waitForSnapshots() }
       let walBefore = walSize()
       let lastSeq = model.lastSeq
       stores[store] = try Self.open(path)

@@ -35,6 +35,7 @@ final class SnapshotWorker: @unchecked Sendable {
   private var lastTakenSeq: Int64 = 0
 
   private var partBytesValue = defaultPartBytes
+  private var rowsPerStepValue = SteppedSnapshotRead.defaultRowsPerStep
 
   /// 256 KiB: a few milliseconds of the write lock.
   static let defaultPartBytes = 256 * 1024
@@ -50,6 +51,12 @@ final class SnapshotWorker: @unchecked Sendable {
   var partBytes: Int {
     get { lock.withLock { partBytesValue } }
     set { lock.withLock { partBytesValue = newValue } }
+  }
+
+  /// The rows each step of a snapshot's read reads (see ``SteppedSnapshotRead``); tests lower it.
+  var rowsPerStep: Int {
+    get { lock.withLock { rowsPerStepValue } }
+    set { lock.withLock { rowsPerStepValue = newValue } }
   }
 
   /// Whether a snapshot is under way.
@@ -123,7 +130,7 @@ final class SnapshotWorker: @unchecked Sendable {
   ) throws -> (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)? {
     let queue = try DatabaseFile.reopen(path: path, configuration: configuration)
     let steps = try SteppedSnapshotRead.read(
-      from: queue,
+      from: queue, rowsPerStep: rowsPerStep,
       beforeStep: { [checkpointer] in
         if stopping() { throw CancellationError() }
         checkpointer?.waitForWALToStartOver()
