@@ -104,26 +104,27 @@ import Testing
     #expect(try fileState(path) == store.state)
   }
 
-  @Test func aSnapshotBeingReadPausesCheckpoints() throws {
+  @Test func aSnapshotInAReadTransactionPausesCheckpoints() throws {
     let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 1_000_000))
     let checkpointer = store.repository.checkpointer!
+    // The store asks its snapshot worker, which reads nothing now.
+    #expect(checkpointer.snapshotIsReading?() == false)
     try store.send(.add(title: "First"))
     checkpointer.wait()
     let before = checkpointer.checkpoints
     let connection = store.repository.database.writeWithoutTransaction { $0.sqliteConnection! }
-    checkpointer.isPaused = true
+    // (NSLock, not Mutex: the package supports macOS 14.)
+    let reading = ReadingFlag()
+    checkpointer.snapshotIsReading = { reading.value }
     checkpointer.committed(on: connection, pages: 500)
     checkpointer.wait()
     #expect(checkpointer.checkpoints == before)
-    // The store sets the pause before each write from its worker's state: with no snapshot
-    // under way, the next send resumes checkpoints.
-    try store.send(.add(title: "Second"))
-    #expect(!checkpointer.isPaused)
-    checkpointer.wait()
-    let resumed = checkpointer.checkpoints
+    // Asked at each commit: once the snapshot's step has left its transaction, checkpoints
+    // resume at the next commit.
+    reading.value = false
     checkpointer.committed(on: connection, pages: 500)
     checkpointer.wait()
-    #expect(checkpointer.checkpoints == .init(background: resumed.background + 1, inline: 0))
+    #expect(checkpointer.checkpoints == .init(background: before.background + 1, inline: before.inline))
   }
 
   /// A pass that copied a WAL past the restart mark while nothing was committed leaves a WAL
@@ -202,5 +203,15 @@ import Testing
     // WAL into the file and removed it.
     #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     #expect(try fileState(path) == state)
+  }
+}
+
+/// A flag a test sets while the checkpointer reads it from its commits.
+private final class ReadingFlag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var reading = true
+  var value: Bool {
+    get { lock.withLock { reading } }
+    set { lock.withLock { reading = newValue } }
   }
 }

@@ -11,16 +11,19 @@ import GRDB
 /// Why the steps make one state: rows are read in the order of the table's primary key, each
 /// step after the last key of the one before (a seek in the key's index), so every row is
 /// read once, at some seq between the first step and the last. A row no entry touched in
-/// between was the same all along. A row an entry touched is taken from the log instead: its
-/// image after the last entry that touched it (log images are whole rows), or left out if
-/// that entry deleted it. The entries are read along with the steps, and the snapshot is
-/// labelled with the seq of the last. The rows are then written in the engine's key order
-/// (``StateRows/json()``'s), sorted in memory where it is not the primary key's
-/// (`list_entries`: `(id, list)` against `(list, id)`). A last check counts each table's rows
-/// at that seq; any doubt (a migration or other schema change meanwhile, a count that
-/// differs, a table whose key is not its primary key) makes
-/// ``read(from:rowsPerStep:beforeStep:reading:)`` answer ``Outcome/needsOneRead`` rather than
-/// risk a wrong snapshot.
+/// between was the same all along. The rows entries touched (the log is read along with the
+/// steps) are read again, by key, in the last transaction, whose seq labels the snapshot;
+/// there the row is as SQLite stores it, whatever the log's image of it says. The rows are
+/// then written in the engine's key order (``StateRows/json()``'s), sorted in memory where it
+/// is not the primary key's (`list_entries`: `(id, list)` against `(list, id)`).
+///
+/// The last transaction also counts each table's rows. A migration or any other schema change
+/// meanwhile, a compaction that leaves no entry to follow, a count that differs (a row
+/// inserted or deleted past the log, behind the steps), or a table whose key is not its
+/// primary key makes ``read(from:rowsPerStep:beforeStep:reading:)`` answer
+/// ``Outcome/needsOneRead``. What it cannot see is a row updated past the log behind the
+/// steps: the snapshot holds it as it was read, which is what the log says it is (and
+/// `rewind verify` reports the table differing from the log).
 struct SteppedSnapshotRead {
   /// What a stepped read gives.
   enum Outcome {
@@ -38,14 +41,16 @@ struct SteppedSnapshotRead {
   /// Reads the state of the file behind `queue` (see ``SteppedSnapshotRead``).
   ///
   /// - Parameters:
+  ///   - evenIfUpToDate: read the state even when no entry was logged since the last snapshot
+  ///     (a labelled snapshot), rather than answer ``Outcome/upToDate``.
   ///   - beforeStep: called before each step's transaction; it may wait (for the WAL to start
   ///     over, see `WALCheckpointer`), or throw to stop the read (`CancellationError`).
   ///   - reading: called with `true` as each read transaction begins, `false` as it ends.
   /// - Throws: what `beforeStep` throws, and what reading the file or the log throws (a log
   ///   entry compacted away meanwhile).
   static func read(
-    from queue: DatabaseQueue, rowsPerStep: Int = defaultRowsPerStep, beforeStep: () throws -> Void = {},
-    reading: (Bool) -> Void = { _ in }
+    from queue: DatabaseQueue, evenIfUpToDate: Bool = false, rowsPerStep: Int = defaultRowsPerStep,
+    beforeStep: () throws -> Void = {}, reading: (Bool) -> Void = { _ in }
   ) throws -> Outcome {
     func transaction<T>(_ body: (Database) throws -> T) throws -> T {
       reading(true)
@@ -61,7 +66,7 @@ struct SteppedSnapshotRead {
     let start = try transaction { db -> Start? in
       let history = try HistoryLog(db)
       let seq = try history.fileLastSeq(db)
-      guard seq > history.lastSnapshotSeq else { return nil }
+      guard evenIfUpToDate || seq > history.lastSnapshotSeq else { return nil }
       let tables = try history.tables.tableNames.map {
         try Table($0, keyColumns: history.tables.keyColumns(of: $0), db)
       }
@@ -72,54 +77,63 @@ struct SteppedSnapshotRead {
     guard let start else { return .upToDate }
     guard var tables = start.tables else { return .needsOneRead }
 
-    var net = NetChanges()
+    // The rows entries touched since the first transaction, by table: read again at the end.
+    var touched: [String: Set<RowImage>] = [:]
     var seen = start.seq
-    // Reads the entries committed since the last transaction: the rows they touched are
-    // taken from them.
+    /// Checks the schema is the first transaction's, and reads the entries committed since
+    /// the last transaction.
     func catchUp(_ db: Database) throws {
+      guard try Self.schemaVersion(db) == start.schemaVersion else { throw CannotJoin() }
       let seq = try start.history.fileLastSeq(db)
-      try start.history.forEachEntry(after: seen, through: seq, db) { for change in $0 { net.add(change) } }
+      // Compaction can leave no entry after its base, and the base read at the start is older.
+      guard seq >= seen else { throw CannotJoin() }
+      try start.history.forEachEntry(after: seen, through: seq, db) {
+        for change in $0 { touched[change.table, default: []].insert(change.key) }
+      }
       seen = seq
     }
-    for index in tables.indices {
-      while !tables[index].isRead {
-        try beforeStep()
-        let rows = try transaction { db in
-          try catchUp(db)
-          return try tables[index].readStep(rowsPerStep, db)
+    let rowsPerStep = max(rowsPerStep, 1)
+    let changed: [[(key: [DatabaseValue], row: [DatabaseValue]?)]]
+    let counts: [Int]
+    do {
+      for index in tables.indices {
+        while !tables[index].isRead {
+          try beforeStep()
+          let rows = try transaction { db in
+            try catchUp(db)
+            return try tables[index].readStep(rowsPerStep, db)
+          }
+          // Encoded between transactions, so that the WAL can start over meanwhile.
+          tables[index].append(rows)
         }
-        // Encoded between transactions, so that the WAL can start over meanwhile.
-        tables[index].append(rows)
       }
-    }
-    try beforeStep()
-    let counts = try transaction { db -> [Int]? in
-      try catchUp(db)
-      guard try Self.schemaVersion(db) == start.schemaVersion,
-        try HistoryLog(db).tables.appSchema.version == start.history.tables.appSchema.version
-      else { return nil }
-      return try tables.map {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0.scan.table.quotedDatabaseIdentifier)") ?? 0
+      try beforeStep()
+      (changed, counts) = try transaction { db in
+        try catchUp(db)
+        // An entry touching a table the catalog does not have: not a state these steps make.
+        guard touched.keys.allSatisfy(start.history.tables.tableNames.contains),
+          try HistoryLog(db).tables.appSchema.version == start.history.tables.appSchema.version
+        else { throw CannotJoin() }
+        return (
+          try tables.map { try $0.rows(keyed: touched[$0.scan.table] ?? [], db) },
+          try tables.map {
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0.scan.table.quotedDatabaseIdentifier)") ?? 0
+          }
+        )
       }
+    } catch is CannotJoin {
+      return .needsOneRead
     }
-    guard let counts else { return .needsOneRead }
 
-    var touched: [String: [RowChange]] = [:]
-    for change in net.changes { touched[change.table, default: []].append(change) }
-    // An entry touching a table the catalog does not have: not a state these steps can make.
-    guard touched.keys.allSatisfy(start.history.tables.tableNames.contains) else { return .needsOneRead }
     var out: [UInt8] = [UInt8(ascii: "{")]
     var rowCount = 0
     for index in tables.indices {
-      let table = tables[index].scan.table
-      let merge = ChangedRowsMerge(
-        (touched[table] ?? []).map { [scan = tables[index].scan] in (key: scan.key(of: $0.key), row: $0.after) })
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      JSONText.appendString(table, to: &out)
+      JSONText.appendString(tables[index].scan.table, to: &out)
       out.append(contentsOf: ":[".utf8)
-      let written = tables[index].write(merging: merge, to: &out)
+      let written = tables[index].write(merging: ChangedRowsMerge(changed[index]), to: &out)
       out.append(UInt8(ascii: "]"))
-      // A row inserted or deleted past the log meanwhile, behind the steps: refused.
+      // A row inserted or deleted past the log meanwhile, behind the steps.
       guard written == counts[index] else { return .needsOneRead }
       rowCount += written
       tables[index].removeRows()  // they are in `out` now
@@ -130,6 +144,9 @@ struct SteppedSnapshotRead {
     snapshot.appSchemaVersion = start.history.tables.appSchema.version
     return .snapshot(snapshot)
   }
+
+  /// Thrown inside the read when its steps cannot be joined into one state.
+  private struct CannotJoin: Error {}
 
   /// SQLite's count of changes to the file's schema: any table or column added, changed or
   /// dropped between the first step and the last moves it.
@@ -178,7 +195,7 @@ struct SteppedSnapshotRead {
       // A row value compares column by column, as ORDER BY sorts, and seeks in the index.
       let following =
         lastKey == nil ? "" : " WHERE (\(keyList)) > (\(stepColumns.map { _ in "?" }.joined(separator: ", ")))"
-      let statement = try db.makeStatement(
+      let statement = try db.cachedStatement(
         sql: """
           SELECT \(columns.joined(separator: ", ")) FROM \(scan.table.quotedDatabaseIdentifier)\(following) \
           ORDER BY \(keyList) LIMIT \(limit)
@@ -211,10 +228,29 @@ struct SteppedSnapshotRead {
       text[(row == 0 ? 0 : rowEnds[row - 1] + 1)..<rowEnds[row]]
     }
 
+    /// The rows of `keys` as the table holds them now: each row's key (as stored, or as given
+    /// when the row is absent) and values (`nil`: absent).
+    func rows(keyed keys: Set<RowImage>, _ db: Database) throws -> [(key: [DatabaseValue], row: [DatabaseValue]?)] {
+      guard !keys.isEmpty else { return [] }
+      let statement = try db.cachedStatement(
+        sql: """
+          SELECT \(scan.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) \
+          FROM \(scan.table.quotedDatabaseIdentifier) \
+          WHERE \(stepColumns.map { "\(scan.columns[$0].quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+          """)
+      return try keys.map { key in
+        var row: [DatabaseValue]?
+        try statement.forEachRow(binding: stepColumns.map { key[scan.columns[$0]] ?? .null }) { handle in
+          row = (0..<Int32(scan.columns.count)).map { DatabaseValue(sqliteStatement: handle, index: $0) }
+        }
+        return (row.map(scan.key(of:)) ?? scan.key(of: key), row)
+      }
+    }
+
     /// Writes the rows, comma-separated, in key order: those read, with `merge`'s rows in
-    /// place of those entries touched since the first step (left out when deleted). Returns
-    /// how many rows it wrote.
-    func write(merging merge: ChangedRowsMerge, to out: inout [UInt8]) -> Int {
+    /// place of those entries touched since the first step (left out when absent now).
+    /// Returns how many rows it wrote.
+    func write(merging merge: ChangedRowsMerge<[DatabaseValue]>, to out: inout [UInt8]) -> Int {
       var merge = merge
       var written = 0
       func separate() {
@@ -226,7 +262,7 @@ struct SteppedSnapshotRead {
         let row = order?[position] ?? position
         let replaced = merge.writeRows(before: key(row)) {
           separate()
-          JSONText.appendRow($0, to: &out)
+          scan.appendObject($0, to: &out)
         }
         if !replaced {
           separate()
@@ -235,7 +271,7 @@ struct SteppedSnapshotRead {
       }
       merge.writeRest {
         separate()
-        JSONText.appendRow($0, to: &out)
+        scan.appendObject($0, to: &out)
       }
       return written
     }

@@ -72,9 +72,11 @@ final class Repository<State: PersistentState> {
     let absolutePath = path.map { URL(fileURLWithPath: $0).path }
     let checkpointer = absolutePath.flatMap { readOnly ? nil : WALCheckpointer(path: $0, configuration: configuration) }
     self.checkpointer = checkpointer
-    worker = absolutePath.flatMap {
+    let worker = absolutePath.flatMap {
       readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration, checkpointer: checkpointer)
     }
+    self.worker = worker
+    checkpointer?.snapshotIsReading = { [weak worker] in worker?.isReading ?? false }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)
@@ -245,18 +247,13 @@ final class Repository<State: PersistentState> {
     }
   }
 
-  /// Puts the checkpointer's hook on the connection at the first write, and pauses the
-  /// checkpointer while the worker is in a read transaction of a snapshot (see
-  /// ``WALCheckpointer``): it keeps the WAL from starting over, so a checkpoint would copy and
-  /// sync the file in vain. Checkpoints resume once the read is done, while its parts are written: a
-  /// worker waiting for the write lock between sends must not hold them off.
+  /// Puts the checkpointer's hook on the connection at the first write.
   private func prepareCheckpoints(_ db: Database) {
     guard let checkpointer else { return }
     if !checkpointerInstalled {
       checkpointer.install(on: db)
       checkpointerInstalled = true
     }
-    checkpointer.isPaused = worker?.isReading ?? false
   }
 
   /// Throws ``RewindError/Code/newerAppSchema`` once a newer version of the app migrated the

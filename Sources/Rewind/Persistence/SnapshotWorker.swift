@@ -12,8 +12,9 @@ import GRDB
 /// one snapshot is under way at a time; a failed one is dropped (a snapshot only speeds up
 /// later jumps), and the next one is due soon. A released store stops it (``stop()``).
 ///
-/// When the steps cannot be joined (a key order SQLite does not share, a migration meanwhile),
-/// it reads the tables in one read transaction instead. While that lasts the WAL cannot start
+/// When the steps cannot be joined (a migration meanwhile, a row inserted or deleted past the
+/// log, a table whose key is not its primary key), it reads the tables in one read transaction
+/// instead. While that lasts the WAL cannot start
 /// over, so a checkpoint would copy and sync the file in vain: the store pauses its
 /// ``WALCheckpointer`` for that time (see `Repository.write`).
 final class SnapshotWorker: @unchecked Sendable {
@@ -36,6 +37,18 @@ final class SnapshotWorker: @unchecked Sendable {
 
   private var partBytesValue = defaultPartBytes
   private var rowsPerStepValue = SteppedSnapshotRead.defaultRowsPerStep
+  private var readCounts = ReadCounts()
+
+  /// How the snapshots read so far were read: for tests.
+  struct ReadCounts: Equatable {
+    /// In steps (see ``SteppedSnapshotRead``).
+    var stepped = 0
+    /// In one read transaction, the steps not joining into one state.
+    var inOneRead = 0
+  }
+
+  /// How the snapshots read so far were read.
+  var reads: ReadCounts { lock.withLock { readCounts } }
 
   /// 256 KiB: a few milliseconds of the write lock.
   static let defaultPartBytes = 256 * 1024
@@ -137,9 +150,11 @@ final class SnapshotWorker: @unchecked Sendable {
       },
       reading: { reading in lock.withLock { snapshotReading = reading } })
     switch steps {
-    case .snapshot(let snapshot): return (queue, snapshot)
+    case .snapshot(let snapshot):
+      lock.withLock { readCounts.stepped += 1 }
+      return (queue, snapshot)
     case .upToDate: return nil
-    case .needsOneRead: break
+    case .needsOneRead: lock.withLock { readCounts.inOneRead += 1 }
     }
     lock.withLock { snapshotReading = true }
     defer { lock.withLock { snapshotReading = false } }

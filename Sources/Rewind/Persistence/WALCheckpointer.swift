@@ -28,7 +28,7 @@ import GRDBSQLite
 ///
 /// While the store's snapshot is being read, its read transaction keeps the WAL from starting
 /// over, and any checkpoint would copy and sync in vain: the store pauses the checkpointer
-/// (``isPaused``) while the snapshot is in a read transaction, not between its steps or while
+/// (``snapshotIsReading``) while the snapshot is in a read transaction, not between its steps or while
 /// its parts are written. Before each step the snapshot waits for a WAL past
 /// `marks.restartPages` to start over (``waitForWALToStartOver(atMost:)``), so that under a
 /// steady stream of sends the WAL stays as short as with no snapshot under way.
@@ -94,12 +94,24 @@ final class WALCheckpointer: @unchecked Sendable {
   /// The checkpoints run so far.
   var checkpoints: Counts { lock.withLock { counts } }
 
-  /// Whether checkpoints wait (while a snapshot is being read). Set by the store before each
-  /// write, on its own thread.
+  /// Whether checkpoints wait, besides while ``snapshotIsReading`` says so: for tests.
   var isPaused: Bool {
     get { lock.withLock { paused } }
     set { lock.withLock { paused = newValue } }
   }
+
+  /// Whether the store's snapshot is in a read transaction, which keeps the WAL from starting
+  /// over: checkpoints wait meanwhile. Asked at each commit and after each pass, since the
+  /// snapshot's steps begin and end between a store's writes. Set once by the store.
+  var snapshotIsReading: (@Sendable () -> Bool)? {
+    get { lock.withLock { snapshotReadingCheck } }
+    set { lock.withLock { snapshotReadingCheck = newValue } }
+  }
+  private var snapshotReadingCheck: (@Sendable () -> Bool)?
+
+  /// Whether checkpoints wait now; called with the lock held (the snapshot's answer takes the
+  /// worker's lock inside this one, never the other way round).
+  private var waiting: Bool { paused || snapshotReadingCheck?() == true }
 
   /// Makes this checkpointer the one of `db`, the store's connection, in place of SQLite's
   /// automatic checkpoint. ``uninstall(from:)`` must run before the checkpointer is released.
@@ -117,6 +129,7 @@ final class WALCheckpointer: @unchecked Sendable {
   func committed(on connection: OpaquePointer, pages: Int32) {
     enum Action { case none, background, inline }
     let action = lock.withLock { () -> Action in
+      let paused = waiting
       (walPages, commits) = (pages, commits + 1)
       // A request to finish is dropped once the WAL has started over, and by a snapshot's
       // read: the WAL grows meanwhile, and a pass (not a commit) copies what it gained.
@@ -160,6 +173,7 @@ final class WALCheckpointer: @unchecked Sendable {
     while true {
       let walPages = try? pass()
       let again = lock.withLock { () -> Bool in
+        let paused = waiting
         passFailed = walPages == nil
         if let walPages {
           counts.background += 1

@@ -149,15 +149,27 @@ public final class RewindDatabase {
     // only once as many entries have passed as the last snapshot held rows, the size the state
     // had then.
     guard history.wantsAutomaticSnapshot(rows: Int(history.lastSnapshotRows)) else { return }
-    // Read in one transaction and stored in parts, as a store's are: an app sending on the
-    // file waits for none of it but one part's insert.
-    let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
+    let due = try queue.read { db in
       try history.reload(db)
-      guard history.wantsAutomaticSnapshot(rows: Int(try history.stateRowCount(db))) else { return nil }
+      return history.wantsAutomaticSnapshot(rows: Int(try history.stateRowCount(db)))
+    }
+    guard due, try SnapshotWorker.store(try readSnapshot(), in: queue) != nil else { return }
+    try queue.read { db in try history.reload(db) }
+  }
+
+  /// The file's state as a snapshot, read as a store's automatic ones are: in steps of short
+  /// read transactions (see ``SteppedSnapshotRead``), or in one when the steps cannot be
+  /// joined into one state. Stored in parts (``SnapshotWorker/store(_:label:in:partBytes:stopping:)``),
+  /// an app sending on the file meanwhile waits for one part's insert at most, not for a copy
+  /// of the whole state, and its WAL starts over between the steps.
+  private func readSnapshot() throws -> HistoryLog.EncodedSnapshot {
+    if case .snapshot(let snapshot) = try SteppedSnapshotRead.read(from: queue, evenIfUpToDate: true) {
+      return snapshot
+    }
+    return try queue.read { db in
+      try history.reload(db)
       return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: history.fileLastSeq(db))
     }
-    guard let snapshot, try SnapshotWorker.store(snapshot, in: queue) != nil else { return }
-    try queue.read { db in try history.reload(db) }
   }
 
   // MARK: - History
@@ -247,16 +259,13 @@ public final class RewindDatabase {
       throw RewindError(.invalidValue, "a snapshot label cannot hold control characters (such as NUL or a newline)")
     }
     try checkWritable()
-    // Read in one transaction and stored in parts, as automatic snapshots are: an app sending
-    // on the file waits for one part's insert at most, not for a copy of the whole state.
     for _ in 0..<3 {
-      let snapshot = try queue.read { db in
-        try history.reload(db)
-        if try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [label]) == true {
-          throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
-        }
-        return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: history.fileLastSeq(db))
+      if try queue.read({ db in
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM snapshots WHERE label = ?", arguments: [label]) == true
+      }) {
+        throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
       }
+      let snapshot = try readSnapshot()
       let stored: Int64?
       do {
         stored = try SnapshotWorker.store(snapshot, label: label, in: queue)
