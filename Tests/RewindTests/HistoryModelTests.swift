@@ -230,8 +230,18 @@ struct ModelRun {
     let schema = JournalState.schema
     var state = JournalState()
     try schema.takeDefaults(from: state)
-    try DatabaseQueue(path: path).read { db in try schema.load(db).apply(to: &state) }
+    try Self.reader(path).read { db in try schema.load(db).apply(to: &state) }
     return state
+  }
+
+  /// A plain connection for the checks, which waits for a lock as the engine's do: the
+  /// stores' snapshot workers close their connections in the background, and a connection
+  /// closing on a WAL file holds a lock on it for a moment (to see whether it is the last, to
+  /// checkpoint), which an opening connection with no busy timeout gets as "database is locked".
+  static func reader(_ path: String) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    return try DatabaseQueue(path: path, configuration: configuration)
   }
 
   /// The size of the file's write-ahead log: it grows with every commit.
@@ -254,7 +264,7 @@ struct ModelRun {
       }
     }
     // The raw rows: entries and order-list positions, exactly.
-    let raw = try DatabaseQueue(path: path).read { db in
+    let raw = try Self.reader(path).read { db in
       (
         try Row.fetchAll(db, sql: "SELECT id, title, body, pinned FROM entries ORDER BY id").map {
           "\($0["id"] as Int64) \($0["title"] as String) \($0["body"] as String) \($0["pinned"] as Int64)"
@@ -273,7 +283,7 @@ struct ModelRun {
     #expect(raw.0 == modelEntries, "\(step): entries rows")
     #expect(raw.1.sorted() == modelLists.sorted(), "\(step): list_entries rows")
     // The undo stacks and the log's length.
-    let real = try DatabaseQueue(path: path).read { db in
+    let real = try Self.reader(path).read { db in
       (try HistoryLog.stacks(db, limit: 1_000), try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0)
     }
     #expect(real.0.undo.map(\.id) == model.stacks.undo, "\(step): undo stack")

@@ -5,12 +5,13 @@ import GRDBSQLite
 /// keys, and writes them as JSON objects, as ``StateRows/image(of:in:)`` and
 /// ``JSONText/appendRow(_:to:)`` would.
 ///
-/// Exports of the current state, and snapshots read in one transaction (inside a write, or when
-/// a stepped read cannot be joined, see ``SteppedSnapshotRead``), are written from such scans,
-/// with no image of the whole state in memory: at a million rows, hashing every row into dictionaries cost ten
-/// times the read. SQLite sorts by the key; the scan checks each key follows the last in the
-/// engine's own order and throws ``NotInEngineOrder`` when it does not (a key column with
-/// another collation), so the caller can build its text from an image instead.
+/// Exports of the current state, and snapshots read in one transaction (inside a write, or
+/// when a stepped read cannot be joined, see ``SteppedSnapshotRead``), are written from such
+/// scans, with no image of the whole state in memory: at a million rows, hashing every row into
+/// dictionaries cost ten times the read. SQLite sorts by the key; the scan checks each key
+/// follows the last in the engine's own order and throws ``NotInEngineOrder`` when it does not
+/// (a key column with another collation), so the caller can build its text from an image
+/// instead.
 struct KeyOrderScan {
   /// Thrown when SQLite's order of the table's keys is not the engine's.
   struct NotInEngineOrder: Error {}

@@ -20,7 +20,7 @@ import GRDB
 /// The last transaction also counts each table's rows. A migration or any other schema change
 /// meanwhile, a compaction that leaves no entry to follow, a count that differs (a row
 /// inserted or deleted past the log, behind the steps), or a table whose key is not its
-/// primary key makes ``read(from:rowsPerStep:beforeStep:reading:)`` answer
+/// primary key makes ``read(from:evenIfUpToDate:rowsPerStep:beforeStep:reading:)`` answer
 /// ``Outcome/needsOneRead``. What it cannot see is a row updated past the log behind the
 /// steps: the snapshot holds it as it was read, which is what the log says it is (and
 /// `rewind verify` reports the table differing from the log).

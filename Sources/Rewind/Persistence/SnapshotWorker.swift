@@ -7,16 +7,17 @@ import GRDB
 /// A snapshot copies the whole state, so taking it inside `send` would stall the main actor
 /// for as long as the state is large (seconds at a million rows). The worker reads the tables
 /// in steps of short read transactions, joined into one state with the log entries committed
-/// meanwhile (see ``SteppedSnapshotRead``), and only then writes the text, in parts of 256 KiB, each in a
-/// short write transaction of its own (see ``store(_:label:in:partBytes:stopping:)``). At most
-/// one snapshot is under way at a time; a failed one is dropped (a snapshot only speeds up
-/// later jumps), and the next one is due soon. A released store stops it (``stop()``).
+/// meanwhile (see ``SteppedSnapshotRead``), and only then writes the text, in parts of 256 KiB,
+/// each in a short write transaction of its own (see
+/// ``store(_:label:in:partBytes:stopping:)``). At most one snapshot is under way at a time; a
+/// failed one is dropped (a snapshot only speeds up later jumps), and the next one is due soon.
+/// A released store stops it (``stop()``).
 ///
 /// When the steps cannot be joined (a migration meanwhile, a row inserted or deleted past the
 /// log, a table whose key is not its primary key), it reads the tables in one read transaction
-/// instead. While that lasts the WAL cannot start
-/// over, so a checkpoint would copy and sync the file in vain: the store pauses its
-/// ``WALCheckpointer`` for that time (see `Repository.write`).
+/// instead. While it is in a read transaction the WAL cannot start over, so a checkpoint would
+/// copy and sync the file in vain: the store's ``WALCheckpointer`` asks ``isReading`` at each
+/// commit and waits meanwhile.
 final class SnapshotWorker: @unchecked Sendable {
   private let path: String
   private let configuration: Configuration

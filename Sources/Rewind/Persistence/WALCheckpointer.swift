@@ -26,12 +26,12 @@ import GRDBSQLite
 ///   while the WAL doubled: the global queues busy, a slow sync), commits past
 ///   `marks.inlinePages` checkpoint themselves: the WAL stays bounded, as with SQLite's own.
 ///
-/// While the store's snapshot is being read, its read transaction keeps the WAL from starting
-/// over, and any checkpoint would copy and sync in vain: the store pauses the checkpointer
-/// (``snapshotIsReading``) while the snapshot is in a read transaction, not between its steps or while
-/// its parts are written. Before each step the snapshot waits for a WAL past
-/// `marks.restartPages` to start over (``waitForWALToStartOver(atMost:)``), so that under a
-/// steady stream of sends the WAL stays as short as with no snapshot under way.
+/// While the store's snapshot is in a read transaction, the WAL cannot start over, and any
+/// checkpoint would copy and sync in vain: commits ask (``snapshotIsReading``) and wait
+/// meanwhile, not between the snapshot's steps nor while its parts are written. Before each
+/// step the snapshot waits for a WAL past `marks.restartPages` to start over
+/// (``waitForWALToStartOver(atMost:)``), so that under a steady stream of sends the WAL stays
+/// about as short as with no snapshot under way.
 final class WALCheckpointer: @unchecked Sendable {
   /// The WAL sizes, in pages, at which checkpoints run.
   struct Marks: Sendable {
