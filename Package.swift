@@ -39,9 +39,13 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         // The dependencies (`\.uuid`, `\.date`) a store scopes its reducer and effects to.
         .product(name: "Dependencies", package: "swift-dependencies"),
+        "RewindSQLiteShim",
       ],
       plugins: ["EmbedMigrationsPlugin"]
     ),
+    // SQLite's variadic `sqlite3_db_config`, which Swift cannot call, for the one option the
+    // engine sets that GRDB's own shim does not wrap.
+    .target(name: "RewindSQLiteShim", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
     // The engine's schema lives in `migrations/*.sql`; this tool and plugin compile those files
     // into the library so they stay the single source of truth.
     .executableTarget(name: "EmbedMigrations"),

@@ -104,6 +104,30 @@ import Testing
     #expect(try fileState(path) == store.state)
   }
 
+  /// The workers' connections do not try to checkpoint as they close: that attempt locks the
+  /// file for a moment, and a connection opening meanwhile with no busy timeout (the `sqlite3`
+  /// shell's default) would get "database is locked". Closing last, one leaves its WAL behind
+  /// (for the next connection to use), where a plain connection moves it into the file.
+  @Test func aWorkersConnectionDoesNotCheckpointAsItCloses() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("plain.sqlite")
+    try DatabaseQueue(path: path).writeWithoutTransaction { db in
+      _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+      try db.execute(sql: "CREATE TABLE t (x)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "a plain connection closing last")
+    do {
+      let worker = try DatabaseFile.reopen(path: path, configuration: Configuration())
+      #expect(try worker.read { DatabaseFile.skipsCheckpointOnClose($0) })
+      try worker.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+    }
+    #expect(FileManager.default.fileExists(atPath: path + "-wal"), "a worker's connection closing last")
+    #expect(try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 1)
+    // The store's own connection still does: it is the one meant to close last.
+    let store = try JournalStore.journal(path: directory.path("journal.sqlite"))
+    #expect(try store.repository.database.read { !DatabaseFile.skipsCheckpointOnClose($0) })
+  }
+
   @Test func aSnapshotInAReadTransactionPausesCheckpoints() throws {
     let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 1_000_000))
     let checkpointer = store.repository.checkpointer!

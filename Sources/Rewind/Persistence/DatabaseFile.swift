@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import RewindSQLiteShim
 
 /// Opens database files, refusing anything that is not a Rewind database before writing to it.
 enum DatabaseFile {
@@ -17,11 +18,29 @@ enum DatabaseFile {
 
   /// A second connection to a store's file, for its background workers. A file gone since
   /// (moved, or its folder removed once the store was done) is not created again, empty.
+  ///
+  /// It does not try to checkpoint as it closes. SQLite's connection to a WAL file takes a
+  /// lock on the file as it closes, to see whether it is the last one and should move the WAL
+  /// into the file: a connection opening meanwhile with no busy timeout (the `sqlite3` shell's
+  /// default) gets "database is locked". A snapshot worker closes its connection after each
+  /// snapshot, while the store and anyone inspecting the file go on; and the store's own
+  /// connection is the one meant to close last.
   static func reopen(path: String, configuration: Configuration) throws -> DatabaseQueue {
     guard FileManager.default.fileExists(atPath: path) else {
       throw RewindError(.fileNotFound, "\(path) does not exist any more")
     }
+    var configuration = configuration
+    configuration.prepareDatabase { db in
+      guard rewind_sqlite_no_checkpoint_on_close(db.sqliteConnection, 1) == 1 else {
+        throw RewindError(.readFailed, "SQLite refused to open \(path) with no checkpoint on close")
+      }
+    }
     return try DatabaseQueue(path: path, configuration: configuration)
+  }
+
+  /// Whether closing `db` skips SQLite's checkpoint on close (see ``reopen(path:configuration:)``).
+  static func skipsCheckpointOnClose(_ db: Database) -> Bool {
+    rewind_sqlite_no_checkpoint_on_close(db.sqliteConnection, -1) == 1
   }
 
   /// Opens the database at `path`, creating it (readable by its owner only) if absent.
