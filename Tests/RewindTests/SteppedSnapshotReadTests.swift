@@ -89,60 +89,50 @@ struct SteppedSnapshotReadTests {
     #expect(snapshot.json == replayed)
   }
 
-  @Test func aSchemaChangeBetweenStepsAsksForOneRead() throws {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("tasks.sqlite")
-    _ = try store(path, tasks: 10)
-    var changed = false
-    let outcome = try steppedRead(path, rowsPerStep: 3) {
-      if !changed { try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE app_notes (note TEXT)") } }
-      changed = true
-    }
-    guard case .needsOneRead = outcome else {
-      Issue.record("a stepped snapshot across a schema change: \(outcome)")
-      return
-    }
-  }
-
-  @Test func aRowWrittenPastTheLogBetweenStepsAsksForOneRead() throws {
+  /// Expects a stepped read of a 10-task store's file, in steps of `rowsPerStep` rows, to ask
+  /// for one read when `edit` runs (with the store and the file's path) before step `step`.
+  func expectOneRead(
+    _ what: String, rowsPerStep: Int, beforeStep step: Int, _ edit: (TasksStore, String) throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")
     let store = try store(path, tasks: 10)
     var steps = 0
-    let outcome = try steppedRead(path, rowsPerStep: 2) {
+    let outcome = try steppedRead(path, rowsPerStep: rowsPerStep) {
       steps += 1
-      // Behind the read (`list_entries` is read first, and three steps read its first six
-      // rows): only the count can tell.
-      if steps == 4 {
-        try DatabaseQueue(path: path).write {
-          try $0.execute(sql: "DELETE FROM list_entries WHERE id = 1 AND list = 'allTasks'")
-        }
-        try store.send(.row(id: 2, action: .toggle))
-      }
+      if steps == step { try edit(store, path) }
     }
     guard case .needsOneRead = outcome else {
-      Issue.record("a stepped snapshot missed an unlogged delete: \(outcome)")
+      Issue.record("a stepped snapshot \(what): \(outcome)", sourceLocation: sourceLocation)
       return
+    }
+  }
+
+  @Test func aSchemaChangeBetweenStepsAsksForOneRead() throws {
+    try expectOneRead("across a schema change", rowsPerStep: 3, beforeStep: 1) { _, path in
+      try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE app_notes (note TEXT)") }
+    }
+  }
+
+  @Test func aRowWrittenPastTheLogBetweenStepsAsksForOneRead() throws {
+    // Behind the read (`list_entries` is read first, and three steps read its first six rows):
+    // only the count can tell.
+    try expectOneRead("missed an unlogged delete", rowsPerStep: 2, beforeStep: 4) { store, path in
+      try DatabaseQueue(path: path).write {
+        try $0.execute(sql: "DELETE FROM list_entries WHERE id = 1 AND list = 'allTasks'")
+      }
+      try store.send(.row(id: 2, action: .toggle))
     }
   }
 
   /// Compaction between steps, with or without entries after its base, falls back to one
   /// read: the entries the read follows may be gone.
   @Test(arguments: [false, true]) func aCompactionBetweenStepsAsksForOneRead(withLaterEntries: Bool) throws {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("tasks.sqlite")
-    let store = try store(path, tasks: 10)
-    var steps = 0
-    let outcome = try steppedRead(path, rowsPerStep: 2) {
-      steps += 1
-      guard steps == 3 else { return }
+    try expectOneRead("across a compaction", rowsPerStep: 2, beforeStep: 3) { store, path in
       for index in 0..<5 { try store.send(.row(id: Int64(index + 1), action: .toggle)) }
       _ = try RewindDatabase(path: path).compact(keep: 0)
       if withLaterEntries { try store.send(.row(id: 1, action: .toggle)) }
-    }
-    guard case .needsOneRead = outcome else {
-      Issue.record("a stepped snapshot across a compaction: \(outcome)")
-      return
     }
   }
 

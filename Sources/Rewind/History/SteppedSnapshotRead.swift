@@ -145,6 +145,44 @@ struct SteppedSnapshotRead {
     return .snapshot(snapshot)
   }
 
+  /// A snapshot of the state of the file behind `queue`: read in steps (see
+  /// ``read(from:evenIfUpToDate:rowsPerStep:beforeStep:reading:)``), or in one read
+  /// transaction when the steps cannot be joined into one state. `stepped` says which; `nil`
+  /// when no entry was logged since the last snapshot, unless `evenIfUpToDate`.
+  ///
+  /// - Parameters:
+  ///   - stopping: checked before each step, and every few thousand rows of one read; `true`
+  ///     throws `CancellationError`.
+  ///   - beforeStep: called before each step's transaction; it may wait (for the WAL to start
+  ///     over, see `WALCheckpointer`).
+  ///   - reading: called with `true` as each read transaction begins, `false` as it ends.
+  static func snapshot(
+    from queue: DatabaseQueue, evenIfUpToDate: Bool = false, rowsPerStep: Int = defaultRowsPerStep,
+    stopping: () -> Bool = { false }, beforeStep: () -> Void = {}, reading: (Bool) -> Void = { _ in }
+  ) throws -> (snapshot: HistoryLog.EncodedSnapshot, stepped: Bool)? {
+    let steps = try read(
+      from: queue, evenIfUpToDate: evenIfUpToDate, rowsPerStep: rowsPerStep,
+      beforeStep: {
+        if stopping() { throw CancellationError() }
+        beforeStep()
+      },
+      reading: reading)
+    switch steps {
+    case .snapshot(let snapshot): return (snapshot, true)
+    case .upToDate: return nil
+    case .needsOneRead: break
+    }
+    reading(true)
+    defer { reading(false) }
+    let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
+      let history = try HistoryLog(db)
+      let seq = try history.fileLastSeq(db)
+      guard evenIfUpToDate || seq > history.lastSnapshotSeq else { return nil }
+      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
+    }
+    return snapshot.map { ($0, false) }
+  }
+
   /// Thrown inside the read when its steps cannot be joined into one state.
   private struct CannotJoin: Error {}
 

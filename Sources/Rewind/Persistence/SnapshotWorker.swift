@@ -137,35 +137,22 @@ final class SnapshotWorker: @unchecked Sendable {
   /// Reads and encodes the state on a connection of the worker's own, which
   /// ``store(_:label:in:partBytes:stopping:)`` then stores it with: in steps of short read
   /// transactions (see ``SteppedSnapshotRead``), or, when those cannot be joined into one
-  /// state, in one read transaction, during which checkpoints wait. `nil` when there is
-  /// nothing to take.
+  /// state, in one read transaction; checkpoints wait while it is in a transaction. `nil` when
+  /// there is nothing to take.
   private func readSnapshot(
     stopping: () -> Bool
   ) throws -> (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)? {
     let queue = try DatabaseFile.reopen(path: path, configuration: configuration)
-    let steps = try SteppedSnapshotRead.read(
-      from: queue, rowsPerStep: rowsPerStep,
-      beforeStep: { [checkpointer] in
-        if stopping() { throw CancellationError() }
-        checkpointer?.waitForWALToStartOver()
-      },
-      reading: { reading in lock.withLock { snapshotReading = reading } })
-    switch steps {
-    case .snapshot(let snapshot):
-      lock.withLock { readCounts.stepped += 1 }
-      return (queue, snapshot)
-    case .upToDate: return nil
-    case .needsOneRead: lock.withLock { readCounts.inOneRead += 1 }
+    guard
+      let read = try SteppedSnapshotRead.snapshot(
+        from: queue, rowsPerStep: rowsPerStep, stopping: stopping,
+        beforeStep: { [checkpointer] in checkpointer?.waitForWALToStartOver() },
+        reading: { reading in lock.withLock { snapshotReading = reading } })
+    else { return nil }
+    lock.withLock {
+      if read.stepped { readCounts.stepped += 1 } else { readCounts.inOneRead += 1 }
     }
-    lock.withLock { snapshotReading = true }
-    defer { lock.withLock { snapshotReading = false } }
-    let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
-      let history = try HistoryLog(db)
-      let seq = try history.fileLastSeq(db)
-      guard seq > history.lastSnapshotSeq else { return nil }
-      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
-    }
-    return snapshot.map { (queue, $0) }
+    return (queue, read.snapshot)
   }
 
   /// Stores a snapshot read in an earlier transaction: its text's parts, each in a write

@@ -153,23 +153,13 @@ public final class RewindDatabase {
       try history.reload(db)
       return history.wantsAutomaticSnapshot(rows: Int(try history.stateRowCount(db)))
     }
-    guard due, try SnapshotWorker.store(try readSnapshot(), in: queue) != nil else { return }
+    // Read as a store's are, in steps (see `SteppedSnapshotRead`), and stored in parts: an app
+    // sending on the file waits for one part's insert at most, and its WAL starts over
+    // between the steps.
+    guard due, let read = try SteppedSnapshotRead.snapshot(from: queue),
+      try SnapshotWorker.store(read.snapshot, in: queue) != nil
+    else { return }
     try queue.read { db in try history.reload(db) }
-  }
-
-  /// The file's state as a snapshot, read as a store's automatic ones are: in steps of short
-  /// read transactions (see ``SteppedSnapshotRead``), or in one when the steps cannot be
-  /// joined into one state. Stored in parts (``SnapshotWorker/store(_:label:in:partBytes:stopping:)``),
-  /// an app sending on the file meanwhile waits for one part's insert at most, not for a copy
-  /// of the whole state, and its WAL starts over between the steps.
-  private func readSnapshot() throws -> HistoryLog.EncodedSnapshot {
-    if case .snapshot(let snapshot) = try SteppedSnapshotRead.read(from: queue, evenIfUpToDate: true) {
-      return snapshot
-    }
-    return try queue.read { db in
-      try history.reload(db)
-      return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: history.fileLastSeq(db))
-    }
   }
 
   // MARK: - History
@@ -265,10 +255,11 @@ public final class RewindDatabase {
       }) {
         throw RewindError(.snapshotLabel, "a snapshot labelled \(label) already exists")
       }
-      let snapshot = try readSnapshot()
+      // Read and stored as an automatic snapshot is (see `takeAutomaticSnapshotIfDue`).
+      let read = try SteppedSnapshotRead.snapshot(from: queue, evenIfUpToDate: true)
       let stored: Int64?
       do {
-        stored = try SnapshotWorker.store(snapshot, label: label, in: queue)
+        stored = try read.flatMap { try SnapshotWorker.store($0.snapshot, label: label, in: queue) }
       } catch {
         throw DatabaseFile.readOnlyRefusal(error, path: path) ?? error
       }
