@@ -136,6 +136,39 @@ struct SteppedSnapshotReadTests {
     }
   }
 
+  /// After the last step the rows are sorted and written, about a second at a million rows:
+  /// a store released meanwhile must not wait for all of it, so `stopping` is checked there too.
+  @Test func aStopAfterTheLastStepStopsTheSortAndTheWrite() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    _ = try store(path, tasks: 5_000)
+    let queue = try DatabaseQueue(path: path)
+    var transactionsEnded = 0
+    func reading(_ begins: Bool) { if !begins { transactionsEnded += 1 } }
+    // How many transactions had ended at each check.
+    var checks: [Int] = []
+    guard
+      case .snapshot = try SteppedSnapshotRead.read(
+        from: queue,
+        stopping: {
+          checks.append(transactionsEnded)
+          return false
+        }, reading: reading)
+    else {
+      Issue.record("no snapshot")
+      return
+    }
+    let transactions = transactionsEnded
+    #expect(
+      checks.filter { $0 == transactions }.count >= 2,
+      "checks after the last of \(transactions) transactions: \(checks)")
+    transactionsEnded = 0
+    #expect(throws: CancellationError.self) {
+      // Not returned: a snapshot's text would fill the failure message.
+      _ = try SteppedSnapshotRead.read(from: queue, stopping: { transactionsEnded == transactions }, reading: reading)
+    }
+  }
+
   @Test func nothingLoggedSinceTheLastSnapshotIsUpToDate() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

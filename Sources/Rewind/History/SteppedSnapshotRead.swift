@@ -20,7 +20,7 @@ import GRDB
 /// The last transaction also counts each table's rows. A migration or any other schema change
 /// meanwhile, a compaction that leaves no entry to follow, a count that differs (a row
 /// inserted or deleted past the log, behind the steps), or a table whose key is not its
-/// primary key makes ``read(from:evenIfUpToDate:rowsPerStep:beforeStep:reading:)`` answer
+/// primary key makes ``read(from:evenIfUpToDate:rowsPerStep:stopping:beforeStep:reading:)`` answer
 /// ``Outcome/needsOneRead``. What it cannot see is a row updated past the log behind the
 /// steps: the snapshot holds it as it was read, which is what the log says it is (and
 /// `rewind verify` reports the table differing from the log).
@@ -43,15 +43,21 @@ struct SteppedSnapshotRead {
   /// - Parameters:
   ///   - evenIfUpToDate: read the state even when no entry was logged since the last snapshot
   ///     (a labelled snapshot), rather than answer ``Outcome/upToDate``.
+  ///   - stopping: checked before each step, and every few thousand rows (or comparisons of a
+  ///     sort) as the rows are written after the last one; `true` throws `CancellationError`.
   ///   - beforeStep: called before each step's transaction; it may wait (for the WAL to start
-  ///     over, see `WALCheckpointer`), or throw to stop the read (`CancellationError`).
+  ///     over, see `WALCheckpointer`), or throw to stop the read.
   ///   - reading: called with `true` as each read transaction begins, `false` as it ends.
-  /// - Throws: what `beforeStep` throws, and what reading the file or the log throws (a log
-  ///   entry compacted away meanwhile).
+  /// - Throws: `CancellationError` when stopped, what `beforeStep` throws, and what reading the file or the log throws
+  ///   (a log entry compacted away meanwhile).
   static func read(
     from queue: DatabaseQueue, evenIfUpToDate: Bool = false, rowsPerStep: Int = defaultRowsPerStep,
-    beforeStep: () throws -> Void = {}, reading: (Bool) -> Void = { _ in }
+    stopping: () -> Bool = { false }, beforeStep: () throws -> Void = {}, reading: (Bool) -> Void = { _ in }
   ) throws -> Outcome {
+    func beginStep() throws {
+      if stopping() { throw CancellationError() }
+      try beforeStep()
+    }
     func transaction<T>(_ body: (Database) throws -> T) throws -> T {
       reading(true)
       defer { reading(false) }
@@ -98,7 +104,7 @@ struct SteppedSnapshotRead {
     do {
       for index in tables.indices {
         while !tables[index].isRead {
-          try beforeStep()
+          try beginStep()
           let rows = try transaction { db in
             try catchUp(db)
             return try tables[index].readStep(rowsPerStep, db)
@@ -107,7 +113,7 @@ struct SteppedSnapshotRead {
           tables[index].append(rows)
         }
       }
-      try beforeStep()
+      try beginStep()
       (changed, counts) = try transaction { db in
         try catchUp(db)
         // An entry touching a table the catalog does not have: not a state these steps make.
@@ -131,7 +137,7 @@ struct SteppedSnapshotRead {
       if index > 0 { out.append(UInt8(ascii: ",")) }
       JSONText.appendString(tables[index].scan.table, to: &out)
       out.append(contentsOf: ":[".utf8)
-      let written = tables[index].write(merging: ChangedRowsMerge(changed[index]), to: &out)
+      let written = try tables[index].write(merging: ChangedRowsMerge(changed[index]), to: &out, stopping: stopping)
       out.append(UInt8(ascii: "]"))
       // A row inserted or deleted past the log meanwhile, behind the steps.
       guard written == counts[index] else { return .needsOneRead }
@@ -146,13 +152,13 @@ struct SteppedSnapshotRead {
   }
 
   /// A snapshot of the state of the file behind `queue`: read in steps (see
-  /// ``read(from:evenIfUpToDate:rowsPerStep:beforeStep:reading:)``), or in one read
+  /// ``read(from:evenIfUpToDate:rowsPerStep:stopping:beforeStep:reading:)``), or in one read
   /// transaction when the steps cannot be joined into one state. `stepped` says which; `nil`
   /// when no entry was logged since the last snapshot, unless `evenIfUpToDate`.
   ///
   /// - Parameters:
-  ///   - stopping: checked before each step, and every few thousand rows of one read; `true`
-  ///     throws `CancellationError`.
+  ///   - stopping: checked before each step, and every few thousand rows (or comparisons) as
+  ///     they are read or written; `true` throws `CancellationError`.
   ///   - beforeStep: called before each step's transaction; it may wait (for the WAL to start
   ///     over, see `WALCheckpointer`).
   ///   - reading: called with `true` as each read transaction begins, `false` as it ends.
@@ -161,12 +167,8 @@ struct SteppedSnapshotRead {
     stopping: () -> Bool = { false }, beforeStep: () -> Void = {}, reading: (Bool) -> Void = { _ in }
   ) throws -> (snapshot: HistoryLog.EncodedSnapshot, stepped: Bool)? {
     let steps = try read(
-      from: queue, evenIfUpToDate: evenIfUpToDate, rowsPerStep: rowsPerStep,
-      beforeStep: {
-        if stopping() { throw CancellationError() }
-        beforeStep()
-      },
-      reading: reading)
+      from: queue, evenIfUpToDate: evenIfUpToDate, rowsPerStep: rowsPerStep, stopping: stopping,
+      beforeStep: beforeStep, reading: reading)
     switch steps {
     case .snapshot(let snapshot): return (snapshot, true)
     case .upToDate: return nil
@@ -288,15 +290,29 @@ struct SteppedSnapshotRead {
     /// Writes the rows, comma-separated, in key order: those read, with `merge`'s rows in
     /// place of those entries touched since the first step (left out when absent now).
     /// Returns how many rows it wrote.
-    func write(merging merge: ChangedRowsMerge<[DatabaseValue]>, to out: inout [UInt8]) -> Int {
+    ///
+    /// `stopping` is checked every 4,096 rows and every 65,536 comparisons of the sort, which
+    /// takes about a second at a million rows: a store released meanwhile waits that long.
+    func write(
+      merging merge: ChangedRowsMerge<[DatabaseValue]>, to out: inout [UInt8], stopping: () -> Bool
+    ) throws -> Int {
       var merge = merge
       var written = 0
       func separate() {
         if written > 0 { out.append(UInt8(ascii: ",")) }
         written += 1
       }
-      let order = inKeyOrder ? nil : (0..<rowCount).sorted { StateRows.valuesPrecede(key($0), key($1)) }
+      var comparisons = 0
+      let order =
+        inKeyOrder
+        ? nil
+        : try (0..<rowCount).sorted { left, right in
+          comparisons &+= 1
+          if comparisons & 0xFFFF == 0, stopping() { throw CancellationError() }
+          return StateRows.valuesPrecede(key(left), key(right))
+        }
       for position in 0..<rowCount {
+        if position & 0xFFF == 0xFFF, stopping() { throw CancellationError() }
         let row = order?[position] ?? position
         let replaced = merge.writeRows(before: key(row)) {
           separate()
