@@ -172,19 +172,21 @@ final class Floor {
     return compared
   }
 
+  /// A value as the raw read keeps it.
+  enum Value {
+    case null
+    case int(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+  }
+
   /// Reads every row of the state tables (every column, by its storage type) into arrays: the
   /// floor for opening a database.
-  static func readTables(path: String) throws -> Int {
+  static func readRows(path: String) throws -> [[Value]] {
     var db: OpaquePointer?
     guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw FloorError("open") }
     defer { sqlite3_close(db) }
-    enum Value {
-      case null
-      case int(Int64)
-      case real(Double)
-      case text(String)
-      case blob([UInt8])
-    }
     var rows: [[Value]] = []
     for sql in [
       "SELECT * FROM tasks", "SELECT * FROM projects", "SELECT * FROM list_entries ORDER BY list, owner, position",
@@ -212,7 +214,7 @@ final class Floor {
         rows.append(row)
       }
     }
-    return rows.count
+    return rows
   }
 }
 

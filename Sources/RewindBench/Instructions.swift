@@ -254,5 +254,5 @@ func callgrindEngineOpen(_ path: String) throws {
 /// Reading the file's tables raw: callgrind collects inside this function only.
 @inline(never)
 func callgrindRawRead(_ path: String) throws -> Int {
-  try Floor.readTables(path: path)
+  try Floor.readRows(path: path).count
 }
