@@ -67,6 +67,37 @@ struct RewindDatabaseTests {
     #expect(try database.verify().isHealthy)
   }
 
+  /// `rewind export -o` refuses to write over the database or any of its files, naming which
+  /// and what writing there would do; the database is left as it was.
+  @Test func anExportIsNotWrittenOverTheDatabaseOrItsFiles() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)  // open: the -wal and -shm files exist
+    try store.send(.add(title: "A"))
+    let database = try RewindDatabase(path: path)
+    let before = try database.export()
+    let expected = [
+      "": "the database \(path) itself",
+      "-wal": "the write-ahead log of \(path)",
+      "-shm": "the shared-memory index of \(path)",
+    ]
+    for (suffix, what) in expected {
+      // Named another way, through a symbolic link: the check compares files, not names.
+      let link = directory.path("link\(suffix)")
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path + suffix)
+      for destination in [path + suffix, link] {
+        let error = #expect(throws: RewindError.self, "\(destination)") {
+          try database.checkExportDestination(destination)
+        }
+        #expect(error?.code == .invalidPath)
+        #expect(error?.message.hasPrefix("\(destination) is \(what)") == true, "\(error?.message ?? "")")
+      }
+    }
+    try database.checkExportDestination(directory.path("state.json"))  // a new file
+    #expect(try database.export() == before)
+    #expect(try database.verify().isHealthy)
+  }
+
   @Test func aStoreFollowsWhatTheToolDidBeforeItsNextWrite() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

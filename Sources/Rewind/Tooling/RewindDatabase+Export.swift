@@ -402,11 +402,15 @@ extension RewindDatabase {
       return stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
     }
     guard let target = identity(path) else { return }  // a new file
-    for suffix in ["", "-wal", "-shm", "-journal"] {
+    let files = [
+      ("", "the database \(self.path) itself; writing the export there would destroy it"),
+      ("-wal", "the write-ahead log of \(self.path); writing the export there would lose its latest commits"),
+      ("-shm", "the shared-memory index of \(self.path); writing the export there would break its open connections"),
+      ("-journal", "the rollback journal of \(self.path); writing the export there would corrupt the database"),
+    ]
+    for (suffix, what) in files {
       if let own = identity(self.path + suffix), own == target {
-        throw RewindError(
-          .invalidPath,
-          "\(path) is the database \(self.path + suffix) itself; writing the export there would destroy it")
+        throw RewindError(.invalidPath, "\(path) is \(what)")
       }
     }
   }
