@@ -215,12 +215,22 @@ enum DatabaseFile {
   /// Switches the file to write-ahead logging. Changing the journal mode needs the file to
   /// itself and does not wait on SQLite's busy handler, so while another process is setting up
   /// the same new file it is retried for up to 10 seconds, like any write.
+  ///
+  /// A new, empty file is first set to incremental auto-vacuum, which can only be chosen before
+  /// its first page is written: compaction then gives the pages of the entries it removed back
+  /// to the file system a few at a time (`PRAGMA incremental_vacuum`), each step a short write
+  /// transaction, rather than rewriting the whole file with `VACUUM`, which holds the write
+  /// lock, and every send of an app on the file, for as long (see
+  /// ``RewindDatabase/compact(keep:progress:)``).
   static func enableWAL(_ queue: DatabaseQueue) throws {
     let deadline = Date().addingTimeInterval(10)
     while true {
       do {
         try queue.writeWithoutTransaction { db in
           if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" { return }
+          if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+          }
           try db.execute(sql: "PRAGMA journal_mode = WAL")
         }
         return

@@ -320,9 +320,12 @@ extension RewindDatabase {
   ///
   /// An app may go on writing to the file meanwhile: the base's rows are read in a read
   /// transaction and stored in parts, each in a short transaction of its own, and only the
-  /// removal of the old entries (and the file's shrinking) holds the write lock. If the base
-  /// moved in between (an undo changed what redo needs, another compaction ran, the app
-  /// migrated the file), its rows are read again under the lock.
+  /// removal of the old entries holds the write lock for long. If the base moved in between
+  /// (an undo changed what redo needs, another compaction ran, the app migrated the file), its
+  /// rows are read again under the lock. The file then shrinks in steps of a few milliseconds
+  /// each (incremental auto-vacuum); a file created without that mode (by an earlier release,
+  /// or holding the app's own tables first) is switched to it by one `VACUUM` at its first
+  /// compaction, which holds the write lock while it rewrites the file.
   ///
   /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
   ///   problem: compacting would bury it. Nothing changes then.
@@ -334,11 +337,13 @@ extension RewindDatabase {
     }
   }
 
-  /// ``compact(keep:progress:)``, writing the base in parts of `partBytes` and running
-  /// `afterReading` between the read of the base's rows and the write that folds them in: for
-  /// tests of what may happen in between.
+  /// ``compact(keep:progress:)``, writing the base in parts of `partBytes`, running
+  /// `afterReading` between the read of the base's rows and the write that folds them in, and
+  /// `betweenFreeingSteps` between two steps that give free pages back: for tests of what may
+  /// happen in between.
   func compact(
-    keep: Int, progress: (Int, Int) -> Void = { _, _ in }, partBytes: Int, afterReading: () throws -> Void
+    keep: Int, progress: (Int, Int) -> Void = { _, _ in }, partBytes: Int, afterReading: () throws -> Void,
+    betweenFreeingSteps: () throws -> Void = {}
   ) throws -> CompactionReport {
     try checkWritable()
     guard keep >= 0 else { throw RewindError(.invalidValue, "keep must be 0 or more, not \(keep)") }
@@ -404,12 +409,57 @@ extension RewindDatabase {
         baseSeq: history.baseSeq, entriesRemoved: 0, entriesKept: Int(history.lastSeq - history.baseSeq),
         moreKept: nil, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
     }
-    try queue.vacuum()
-    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    try givePagesBack(between: betweenFreeingSteps)
+    try shortenWAL()
     progress(3, 3)
     return CompactionReport(
       baseSeq: result.base, entriesRemoved: result.removed, entriesKept: result.kept, moreKept: result.moreKept,
       bytesBefore: bytesBefore, bytesAfter: fileSize())
+  }
+
+  /// The most pages one step of ``givePagesBack(between:)`` moves: about 20 ms of the write
+  /// lock here.
+  static let pagesFreedPerStep = 1_024
+
+  /// Gives the file's free pages (the removed entries') back to the file system.
+  ///
+  /// A file in incremental auto-vacuum mode (every new file, see `DatabaseFile.enableWAL`)
+  /// is shrunk in steps of ``pagesFreedPerStep`` pages, each a write transaction of its own,
+  /// so that an app sending meanwhile waits for one step at most; `between` runs after each.
+  /// Any other file is switched to that mode by one `VACUUM`, which rewrites the whole file
+  /// under the write lock (as every compaction did before): once per file.
+  private func givePagesBack(between: () throws -> Void) throws {
+    let incremental = 2  // `PRAGMA auto_vacuum`'s value for INCREMENTAL
+    guard try queue.read({ db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") }) == incremental else {
+      try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+      try queue.vacuum()
+      return
+    }
+    func freePages() throws -> Int { try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 } }
+    // Bounded: an app deleting rows meanwhile frees pages of its own, which must not keep
+    // compaction going.
+    var steps = try freePages() / Self.pagesFreedPerStep + 1
+    while steps > 0, try freePages() > 0 {
+      try queue.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA incremental_vacuum(\(Self.pagesFreedPerStep))")
+      }
+      steps -= 1
+      try between()
+    }
+  }
+
+  /// Copies the write-ahead log into the file and, if no connection is using it then, empties
+  /// it. The copy (`PASSIVE`) never holds the write lock. Emptying the log (`TRUNCATE`) does,
+  /// and waits for readers meanwhile: it is tried once, on a connection that does not wait, so
+  /// that an app's sends and reads never wait for it; the store's connection truncates a log
+  /// past `Durability`'s `journal_size_limit` itself when it next starts it over.
+  private func shortenWAL() throws {
+    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+    var configuration = Configuration()
+    configuration.busyMode = .immediateError
+    try DatabaseFile.reopen(path: path, configuration: configuration).writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+    }
   }
 
   /// The latest seq compaction keeping `keep` entries may fold history into, and why it is
