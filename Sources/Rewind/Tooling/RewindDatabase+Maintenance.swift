@@ -417,9 +417,9 @@ extension RewindDatabase {
       bytesBefore: bytesBefore, bytesAfter: fileSize())
   }
 
-  /// The most pages one step of ``givePagesBack(between:)`` moves: about 20 ms of the write
+  /// The most pages one step of ``givePagesBack(between:)`` moves: 5 to 30 ms of the write
   /// lock here.
-  static let pagesFreedPerStep = 1_024
+  static let pagesFreedPerStep = 256
 
   /// Gives the file's free pages (the removed entries') back to the file system.
   ///
