@@ -119,6 +119,26 @@ struct EntityRowTests {
     #expect(try RewindDatabase(path: path).verify().problems == [])
   }
 
+  /// A change to an entity whose row comes out as it was (a value that reads back as the one
+  /// stored, like `.some(nil)` and `nil` in an `Int??` column) changes nothing in the file: it
+  /// is not logged, as an action that changes nothing is not, where it made an undo step that
+  /// undid nothing. Memory holds what the row reads back as.
+  @Test func aChangeWhoseRowComesOutUnchangedIsNotLogged() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("labels.sqlite")
+    let store = try Self.store(ShoutedLabel.self, path)
+    try store.send(.add(id: 1, text: "quiet"))
+    let (before, lastSeq) = (try dump(path), store.lastSeq)
+    #expect(try store.send(.add(id: 1, text: "Quiet")) == nil)
+    #expect(store.lastSeq == lastSeq)
+    #expect(store.state.labels[1]?.text == "QUIET")
+    #expect(try dump(path) == before)
+    // The one step on the stack is the add.
+    try store.undo()
+    #expect(store.state.labels.isEmpty)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
   @Test func aRowThatDoesNotReadBackIsRefusedAndNothingIsWritten() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("labels.sqlite")

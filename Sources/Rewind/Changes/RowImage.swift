@@ -108,6 +108,16 @@ public struct RowImage: Hashable, Sendable {
     return RowImage(columns: Columns(sortedNames: names), sortedValues: values)
   }
 
+  /// Whether the two rows are the same to SQLite: the same columns, each value the same bytes
+  /// (see `DatabaseValue.isSameBytes(as:)`).
+  @inlinable
+  func isSameBytes(as other: RowImage) -> Bool {
+    guard storedColumns === other.storedColumns || storedColumns.names == other.storedColumns.names else {
+      return false
+    }
+    return zip(storedValues, other.storedValues).allSatisfy { $0.isSameBytes(as: $1) }
+  }
+
   public static func == (lhs: RowImage, rhs: RowImage) -> Bool {
     (lhs.columns === rhs.columns || lhs.columns.names == rhs.columns.names) && lhs.values == rhs.values
   }

@@ -117,6 +117,9 @@ final class EntityPart<Root, E: Entity>: StatePart {
           entities.set(stored, for: id)
         }
       }
+      // Another value, the same row (`nil` where `.some(nil)` was, in an `Int??` column): the
+      // file would not change, and an entry for it would be an undo step that undoes nothing.
+      if let before = change.before, let after = change.after, before.isSameBytes(as: after) { continue }
       changes.append(change)
     }
   }
