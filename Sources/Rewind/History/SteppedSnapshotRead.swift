@@ -18,7 +18,7 @@ import GRDB
 /// is not the primary key's (`list_entries`: `(id, list)` against `(list, id)`).
 ///
 /// The last transaction also counts each table's rows. A migration or any other schema change
-/// meanwhile, a compaction that leaves no entry to follow, a count that differs (a row
+/// meanwhile, a compaction, a count that differs (a row
 /// inserted or deleted past the log, behind the steps), or a table whose key is not its
 /// primary key makes ``read(from:evenIfUpToDate:rowsPerStep:stopping:beforeStep:reading:)`` answer
 /// ``Outcome/needsOneRead``. What it cannot see is a row updated past the log behind the
@@ -90,8 +90,10 @@ struct SteppedSnapshotRead {
     /// the last transaction.
     func catchUp(_ db: Database) throws {
       guard try Self.schemaVersion(db) == start.schemaVersion else { throw CannotJoin() }
+      // A compaction meanwhile may have removed entries the steps follow. (Its `VACUUM` used to
+      // move the schema version too, which hid this from the check above.)
+      guard try Self.baseSeq(db) == start.history.baseSeq else { throw CannotJoin() }
       let seq = try start.history.fileLastSeq(db)
-      // Compaction can leave no entry after its base, and the base read at the start is older.
       guard seq >= seen else { throw CannotJoin() }
       try start.history.forEachEntry(after: seen, through: seq, db) {
         for change in $0 { touched[change.table, default: []].insert(change.key) }
@@ -183,6 +185,12 @@ struct SteppedSnapshotRead {
       return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
     }
     return snapshot.map { ($0, false) }
+  }
+
+  /// The seq history starts after, as the file has it now: a compaction moves it.
+  private static func baseSeq(_ db: Database) throws -> Int64 {
+    try db.checkedInteger(
+      "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
   }
 
   /// Thrown inside the read when its steps cannot be joined into one state.
