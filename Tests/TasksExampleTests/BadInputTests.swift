@@ -92,6 +92,23 @@ struct BadInputTests {
     #expect(bytes() == before)
   }
 
+  /// A row edited into a value its entity cannot read is named by its key, so that it can be
+  /// found and fixed.
+  @Test func aRowThatDoesNotDecodeIsNamedByItsKey() throws {
+    try makeDatabase(tasks: 5)
+    // SQLite keeps NULL out of the table's columns: the edit lifts that first, as a hand edit can.
+    try DatabaseQueue(path: path).writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA writable_schema = ON")
+      try db.execute(sql: "UPDATE sqlite_master SET sql = replace(sql, 'NOT NULL', '') WHERE name = 'tasks'")
+    }
+    try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE tasks SET notes = NULL WHERE id = 4") }
+    let before = bytes()
+    try expectRefusal(
+      "tasks", ["--db", path, "show"],
+      mentioning: #"a row of tasks does not decode as TaskItem: the row keyed {"id":4}"#)
+    #expect(bytes() == before)
+  }
+
   @Test func historyStillWorksForAnActionTheAppNoLongerKnows() throws {
     try makeDatabase(tasks: 3)
     // An entry written by an older version of the app, under a name it no longer has.

@@ -73,10 +73,22 @@ final class EntityPart<Root, E: Entity>: StatePart {
     do {
       entities = try EntityTable(loading: cursor, count: count)
     } catch {
-      throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)", underlying: error)
+      let key = (try? firstUndecodableKey(db)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
+      throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)\(key)", underlying: error)
     }
     let keyPath = keyPath
     return { root in root[keyPath: keyPath] = entities }
+  }
+
+  /// The key of the first row of the table that does not decode as an entity, for the error
+  /// that names it: read again only once loading has failed.
+  @usableFromInline
+  func firstUndecodableKey(_ db: Database) throws -> RowImage? {
+    let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    while let row = try rows.next() {
+      if (try? E(row: row)) == nil { return RowImage([E.keyColumn: row[E.keyColumn] as DatabaseValue]) }
+    }
+    return nil
   }
 
   @inlinable
