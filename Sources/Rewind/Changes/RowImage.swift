@@ -108,14 +108,14 @@ public struct RowImage: Hashable, Sendable {
     return RowImage(columns: Columns(sortedNames: names), sortedValues: values)
   }
 
-  /// Whether the two rows are the same to SQLite: the same columns, each value the same bytes
-  /// (see `DatabaseValue.isSameBytes(as:)`).
+  /// Whether SQLite stores the two rows alike: the same columns, each value stored alike
+  /// (see `DatabaseValue.isStoredAlike(_:)`).
   @inlinable
-  func isSameBytes(as other: RowImage) -> Bool {
+  func isStoredAlike(_ other: RowImage) -> Bool {
     guard storedColumns === other.storedColumns || storedColumns.names == other.storedColumns.names else {
       return false
     }
-    return zip(storedValues, other.storedValues).allSatisfy { $0.isSameBytes(as: $1) }
+    return zip(storedValues, other.storedValues).allSatisfy { $0.isStoredAlike($1) }
   }
 
   public static func == (lhs: RowImage, rhs: RowImage) -> Bool {

@@ -88,9 +88,7 @@ struct HistoryLog {
   private mutating func read(_ db: Database) throws {
     position.dataVersion = try dataVersion(db)
     try tables.reload(db)
-    baseSeq =
-      try db.checkedInteger(
-        "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
+    baseSeq = try Self.fileBaseSeq(db)
     guard baseSeq >= 0 else {
       throw RewindError(.corruptData, "rewind_meta.value of base_seq holds \(baseSeq), not a seq")
     }
@@ -151,6 +149,13 @@ struct HistoryLog {
     try tables.tableNames.reduce(0) {
       $0 + (try Int64.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0)
     }
+  }
+
+  /// The seq history starts after, as the file has it inside the caller's transaction: 0, or
+  /// the base of the last compaction.
+  static func fileBaseSeq(_ db: Database) throws -> Int64 {
+    try db.checkedInteger(
+      "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
   }
 
   /// The seq of the file's last entry, as it is inside the caller's transaction. Compaction can

@@ -91,8 +91,8 @@ struct SteppedSnapshotRead {
     func catchUp(_ db: Database) throws {
       guard try Self.schemaVersion(db) == start.schemaVersion else { throw CannotJoin() }
       // A compaction meanwhile may have removed entries the steps follow. (Its `VACUUM` used to
-      // move the schema version too, which hid this from the check above.)
-      guard try Self.baseSeq(db) == start.history.baseSeq else { throw CannotJoin() }
+      // move the schema version, which the check above caught; shrinking in steps does not.)
+      guard try HistoryLog.fileBaseSeq(db) == start.history.baseSeq else { throw CannotJoin() }
       let seq = try start.history.fileLastSeq(db)
       guard seq >= seen else { throw CannotJoin() }
       try start.history.forEachEntry(after: seen, through: seq, db) {
@@ -185,12 +185,6 @@ struct SteppedSnapshotRead {
       return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
     }
     return snapshot.map { ($0, false) }
-  }
-
-  /// The seq history starts after, as the file has it now: a compaction moves it.
-  private static func baseSeq(_ db: Database) throws -> Int64 {
-    try db.checkedInteger(
-      "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq") ?? 0
   }
 
   /// Thrown inside the read when its steps cannot be joined into one state.

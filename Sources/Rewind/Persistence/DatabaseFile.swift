@@ -16,8 +16,9 @@ enum DatabaseFile {
 
   static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
-  /// A second connection to a store's file, for its background workers. A file gone since
-  /// (moved, or its folder removed once the store was done) is not created again, empty.
+  /// A second connection to a store's file, for its background workers (and compaction's
+  /// attempt to empty the WAL). A file gone since (moved, or its folder removed once the store
+  /// was done) is not created again, empty.
   ///
   /// It does not try to checkpoint as it closes. SQLite's connection to a WAL file takes a
   /// lock on the file as it closes, to see whether it is the last one and should move the WAL

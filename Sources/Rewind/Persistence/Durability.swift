@@ -32,12 +32,13 @@ public enum Durability: Sendable {
       // app sending meanwhile grows the file, past a gigabyte in minutes; SQLite reuses the
       // file from its start after, but keeps its size unless told. Checkpoints keep it near
       // 4 MiB otherwise, so the limit costs nothing then.
-      "PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)",
+      Self.walSizeLimitPragma,
     ]
   }
 
-  /// The size the write-ahead log file is cut back to when it starts over, in bytes.
-  static var walSizeLimitBytes: Int { 64 * 1_024 * 1_024 }
+  /// Cuts the write-ahead log file back to 64 MiB when it starts over; the `rewind` tool's
+  /// connections run it too.
+  static let walSizeLimitPragma = "PRAGMA journal_size_limit = \(64 * 1_024 * 1_024)"
 
   /// The most memory SQLite's page cache may use, in KiB.
   static var pageCacheKiB: Int { 32_768 }

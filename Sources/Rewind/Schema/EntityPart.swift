@@ -131,7 +131,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       }
       // Another value, the same row (`nil` where `.some(nil)` was, in an `Int??` column): the
       // file would not change, and an entry for it would be an undo step that undoes nothing.
-      if let before = change.before, let after = change.after, before.isSameBytes(as: after) { continue }
+      if let before = change.before, let after = change.after, before.isStoredAlike(after) { continue }
       changes.append(change)
     }
   }

@@ -322,7 +322,7 @@ extension RewindDatabase {
   /// transaction and stored in parts, each in a short transaction of its own, and only the
   /// removal of the old entries holds the write lock for long. If the base moved in between
   /// (an undo changed what redo needs, another compaction ran, the app migrated the file), its
-  /// rows are read again under the lock. The file then shrinks in steps of a few milliseconds
+  /// rows are read again under the lock. The file then shrinks in steps of up to about 30 ms
   /// each (incremental auto-vacuum); a file created without that mode (by an earlier release,
   /// or holding the app's own tables first) is switched to it by one `VACUUM` at its first
   /// compaction, which holds the write lock while it rewrites the file.
@@ -405,12 +405,14 @@ extension RewindDatabase {
       return (base, removed, Int(history.lastSeq - base) - 1, moreKept)
     }
     guard let result else {
+      // Pages a shrinking cut short left free (the tool killed meanwhile) go back now.
+      if try isShrunkInSteps() { try givePagesBack(between: betweenFreeingSteps) }
       return CompactionReport(
         baseSeq: history.baseSeq, entriesRemoved: 0, entriesKept: Int(history.lastSeq - history.baseSeq),
-        moreKept: nil, bytesBefore: bytesBefore, bytesAfter: bytesBefore)
+        moreKept: nil, bytesBefore: bytesBefore, bytesAfter: fileSize())
     }
     try givePagesBack(between: betweenFreeingSteps)
-    try shortenWAL()
+    shortenWAL()
     progress(3, 3)
     return CompactionReport(
       baseSeq: result.base, entriesRemoved: result.removed, entriesKept: result.kept, moreKept: result.moreKept,
@@ -423,16 +425,17 @@ extension RewindDatabase {
 
   /// Gives the file's free pages (the removed entries') back to the file system.
   ///
-  /// A file in incremental auto-vacuum mode (every new file, see `DatabaseFile.enableWAL`)
-  /// is shrunk in steps of ``pagesFreedPerStep`` pages, each a write transaction of its own,
+  /// A file in incremental auto-vacuum mode (every file a store creates, see
+  /// `DatabaseFile.enableWAL`) is shrunk in steps of ``pagesFreedPerStep`` pages, each a write transaction of its own,
   /// so that an app sending meanwhile waits for one step at most; `between` runs after each.
   /// Any other file is switched to that mode by one `VACUUM`, which rewrites the whole file
   /// under the write lock (as every compaction did before): once per file.
   private func givePagesBack(between: () throws -> Void) throws {
-    let incremental = 2  // `PRAGMA auto_vacuum`'s value for INCREMENTAL
-    guard try queue.read({ db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") }) == incremental else {
+    guard try isShrunkInSteps() else {
+      // From FULL the mode changes alone; from NONE only a `VACUUM` makes the pointer map.
+      let none = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 0
       try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
-      try queue.vacuum()
+      if none { try queue.vacuum() }
       return
     }
     func freePages() throws -> Int { try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 } }
@@ -448,16 +451,24 @@ extension RewindDatabase {
     }
   }
 
+  /// Whether the file is in incremental auto-vacuum mode (`PRAGMA auto_vacuum` 2).
+  private func isShrunkInSteps() throws -> Bool {
+    try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 2
+  }
+
   /// Copies the write-ahead log into the file and, if no connection is using it then, empties
   /// it. The copy (`PASSIVE`) never holds the write lock. Emptying the log (`TRUNCATE`) does,
   /// and waits for readers meanwhile: it is tried once, on a connection that does not wait, so
   /// that an app's sends and reads never wait for it; the store's connection truncates a log
   /// past `Durability`'s `journal_size_limit` itself when it next starts it over.
-  private func shortenWAL() throws {
-    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+  ///
+  /// Best effort: the compaction has committed, and a log left as it is loses nothing (even
+  /// opening the connection that does not wait can find the file locked for a moment).
+  private func shortenWAL() {
+    try? queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
     var configuration = Configuration()
     configuration.busyMode = .immediateError
-    try DatabaseFile.reopen(path: path, configuration: configuration).writeWithoutTransaction { db in
+    try? DatabaseFile.reopen(path: path, configuration: configuration).writeWithoutTransaction { db in
       try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
     }
   }

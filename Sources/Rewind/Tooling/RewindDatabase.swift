@@ -71,6 +71,8 @@ public final class RewindDatabase {
     var configuration = Configuration()
     configuration.busyMode = LockWait.busyMode
     configuration.readonly = readOnly
+    // Compaction writes the tool's largest WALs: cut back as a store's are (see `Durability`).
+    configuration.prepareDatabase { db in try db.execute(sql: Durability.walSizeLimitPragma) }
     var (queue, contents) = try DatabaseFile.open(path: path, configuration: configuration)
     guard case .rewind = contents else {
       throw RewindError(
@@ -300,10 +302,9 @@ public final class RewindDatabase {
         }
         redo.append(try step.checked("id", in: EngineTable.undoSteps.name, as: Int64.self))
       }
-      let base = try db.checkedInteger(
-        "SELECT value FROM rewind_meta WHERE key = 'base_seq'", what: "rewind_meta.value of base_seq")
+      let base = try HistoryLog.fileBaseSeq(db)
       let last = try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq")
-      return HistoryPosition(lastSeq: last ?? base ?? 0, baseSeq: base ?? 0, canUndo: canUndo, redoSteps: redo)
+      return HistoryPosition(lastSeq: last ?? base, baseSeq: base, canUndo: canUndo, redoSteps: redo)
     }
   }
 
