@@ -94,6 +94,9 @@ struct RewindDatabaseTests {
       }
     }
     try database.checkExportDestination(directory.path("state.json"))  // a new file
+    // A file of the database's that does not exist now is told by its name.
+    let journal = #expect(throws: RewindError.self) { try database.checkExportDestination(path + "-journal") }
+    #expect(journal?.message.hasPrefix("\(path)-journal is the rollback journal of \(path)") == true)
     #expect(try database.export() == before)
     #expect(try database.verify().isHealthy)
   }

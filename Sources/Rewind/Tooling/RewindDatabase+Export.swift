@@ -401,7 +401,12 @@ extension RewindDatabase {
       var info = stat()
       return stat(path, &info) == 0 ? (info.st_dev, info.st_ino) : nil
     }
-    guard let target = identity(path) else { return }  // a new file
+    // A file that does not exist yet is told by its name: SQLite would take a `-wal` or
+    // `-journal` file written there for the database's own.
+    func name(_ path: String) -> String {
+      URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+    }
+    let target = identity(path)
     let files = [
       ("", "the database \(self.path) itself; writing the export there would destroy it"),
       ("-wal", "the write-ahead log of \(self.path); writing the export there would lose its latest commits"),
@@ -409,9 +414,9 @@ extension RewindDatabase {
       ("-journal", "the rollback journal of \(self.path); writing the export there would corrupt the database"),
     ]
     for (suffix, what) in files {
-      if let own = identity(self.path + suffix), own == target {
-        throw RewindError(.invalidPath, "\(path) is \(what)")
-      }
+      let own = self.path + suffix
+      let isOwn = target.map { target in identity(own).map { $0 == target } ?? false } ?? (name(path) == name(own))
+      if isOwn { throw RewindError(.invalidPath, "\(path) is \(what)") }
     }
   }
 }
