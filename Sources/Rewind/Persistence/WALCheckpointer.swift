@@ -16,7 +16,9 @@ import GRDBSQLite
 /// - A passive checkpoint cannot start the WAL over while a writer keeps adding to it, so
 ///   under a steady stream of sends the WAL would grow without bound. Once a pass leaves the
 ///   WAL past `marks.restartPages`, the store's next commit checkpoints the pages written
-///   since the pass began, itself, so that the commit after it starts the WAL over. That costs
+///   since the pass began, itself, so that the commit after it starts the WAL over. A pass
+///   that leaves more than `marks.finishPages` uncopied (a reader of another connection held
+///   it back) is followed by more passes instead, while they gain. That costs
 ///   a fraction of SQLite's own checkpoint (tens of pages). The mark is SQLite's own, not
 ///   higher: each frame a commit appends is entered in the WAL's index past every earlier
 ///   frame of the same page, and the pages every commit writes (the log's last page, the
@@ -40,6 +42,11 @@ final class WALCheckpointer: @unchecked Sendable {
     /// A pass that leaves the WAL past it asks the store's next commit to finish: the WAL
     /// starts over about as often as with SQLite's own checkpoint.
     var restartPages: Int32 = 1_000
+    /// The most pages a pass may leave uncopied for a commit to finish: past it (a reader of
+    /// another connection held the pass back, and the WAL grew by a million pages while
+    /// `rewind verify` read), another pass copies them, off the store's thread; a commit that
+    /// finished them took 1.5 s.
+    var finishPages: Int32 = 1_000
     /// A commit past it checkpoints itself when passes fail or fall behind.
     var inlinePages: Int32 = 16_000
   }
@@ -168,26 +175,50 @@ final class WALCheckpointer: @unchecked Sendable {
     }
   }
 
-  /// Checkpoints until no commit asked for another pass meanwhile.
+  /// Checkpoints until no commit asked for another pass meanwhile, and no pass left more than
+  /// `marks.finishPages` behind while it still made progress.
   private func runPasses() {
+    var lastCopied: Int32 = -1
     while true {
-      let walPages = try? pass()
+      let outcome = try? pass()
+      // Another connection is checkpointing: give it a moment rather than spin on its lock.
+      if outcome != nil, outcome?.copied == nil { Thread.sleep(forTimeInterval: 0.001) }
       let again = lock.withLock { () -> Bool in
         let paused = waiting
-        passFailed = walPages == nil
-        if let walPages {
+        passFailed = outcome == nil
+        var progressing = false
+        if let outcome, let copied = outcome.copied {
           counts.background += 1
-          // A WAL this large has not started over for a while: writers never let it.
-          if walPages >= marksValue.restartPages { (restartWanted, restartLog) = (true, walPages) }
+          let behind = outcome.walPages - copied
+          // A WAL this large has not started over for a while: writers never let it. What
+          // the pass left, a commit finishes if it is little; more, another pass copies, as
+          // long as passes gain (a reader of another connection may hold them all back).
+          if outcome.walPages >= marksValue.restartPages {
+            if behind <= marksValue.finishPages {
+              (restartWanted, restartLog) = (true, outcome.walPages)
+            } else {
+              progressing = copied != lastCopied  // fewer: the WAL started over meanwhile
+            }
+          }
+          lastCopied = copied
         }
         // Once the store's next commit is to finish, another pass would only keep it waiting.
-        let again = requestedAgain && !restartWanted && !stopped && !paused
+        let again = (requestedAgain || progressing) && !restartWanted && !stopped && !paused
         requestedAgain = false
-        if again { passRequestedAt = walPages ?? passRequestedAt } else { running = false }
+        if again { passRequestedAt = outcome?.walPages ?? passRequestedAt } else { running = false }
         return again
       }
       guard again else { return }
     }
+  }
+
+  /// What a pass found: the pages the WAL holds (all it ever held since it last started over,
+  /// copied or not), and how many of them are copied into the file, or `nil` when another
+  /// connection's checkpoint held the lock (the `rewind` tool's commits checkpoint as SQLite's
+  /// do): that pass did nothing, and is no failure.
+  struct PassOutcome {
+    var walPages: Int32
+    var copied: Int32?
   }
 
   /// Makes every pass fail, as if the file could not be opened: for tests.
@@ -205,17 +236,17 @@ final class WALCheckpointer: @unchecked Sendable {
   }
   private var passDelay: (@Sendable () -> Void)?
 
-  /// One passive checkpoint on the worker's connection. Returns the pages the WAL holds (all
-  /// it ever held since it last started over, copied or not).
-  private func pass() throws -> Int32 {
+  /// One passive checkpoint on the worker's connection.
+  private func pass() throws -> PassOutcome {
     injectedPassDelay?()
     if injectedPassFailure { throw RewindError(.fileNotFound, "injected failure") }
     if connection == nil { connection = try DatabaseFile.reopen(path: path, configuration: configuration) }
     return try connection!.writeWithoutTransaction { db in
-      var pages: Int32 = 0
-      let code = sqlite3_wal_checkpoint_v2(db.sqliteConnection, nil, SQLITE_CHECKPOINT_PASSIVE, &pages, nil)
+      var (pages, copied): (Int32, Int32) = (0, 0)
+      let code = sqlite3_wal_checkpoint_v2(db.sqliteConnection, nil, SQLITE_CHECKPOINT_PASSIVE, &pages, &copied)
+      if code == SQLITE_BUSY { return PassOutcome(walPages: lock.withLock { walPages }, copied: nil) }
       guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-      return pages
+      return PassOutcome(walPages: pages, copied: copied)
     }
   }
 
