@@ -151,6 +151,13 @@ struct HistoryLog {
     }
   }
 
+  /// The condition that keeps to the entries after the base, for a query of `action_log`:
+  /// compaction removes the entries it folded in batches after it has moved the base, so
+  /// until it is done (or for good, if it was stopped) older entries may remain, and none of
+  /// them is history any more.
+  static let followsBase =
+    "seq > coalesce((SELECT CAST(value AS INTEGER) FROM rewind_meta WHERE key = 'base_seq'), 0)"
+
   /// The seq history starts after, as the file has it inside the caller's transaction: 0, or
   /// the base of the last compaction.
   static func fileBaseSeq(_ db: Database) throws -> Int64 {

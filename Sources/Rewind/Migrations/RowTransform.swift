@@ -81,7 +81,8 @@ struct RowTransform {
   /// to the last barrier) into the migration's shape: each read through the described changes
   /// since it was written (`reading`), then transformed.
   func rewriteHistory(before seq: Int64, reading schema: AppSchemaHistory, _ db: Database) throws {
-    let floor = schema.barrier(atOrBefore: seq)
+    // Entries a compaction folded but has not removed yet are not history (`followsBase`).
+    let floor = max(schema.barrier(atOrBefore: seq), try HistoryLog.fileBaseSeq(db))
     let entries = try Row.fetchAll(
       db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq < ? ORDER BY seq", arguments: [floor, seq])
     for entry in entries {

@@ -175,7 +175,8 @@ extension RewindDatabase {
         let pattern = "%" + text.escapedForLike + "%"
         arguments += [pattern, pattern, pattern]
       }
-      let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+      conditions.append(HistoryLog.followsBase)
+      let filter = "WHERE " + conditions.joined(separator: " AND ")
       let columns = "seq, time, kind, action, payload, changes, step, group_key"
       // Newest first when the page ends at `before` (or at the end), oldest first from `from`.
       let newestFirst = query.from == nil
@@ -240,7 +241,10 @@ extension RewindDatabase {
           throw RewindError(.unknownSeq, "there is no seq \(from) in the log: its last seq is \(lastSeq)")
         }
       }
-      var sql = "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq >= ?"
+      var sql = """
+        SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log \
+        WHERE seq >= ? AND \(HistoryLog.followsBase)
+        """
       var arguments: StatementArguments = [from ?? 0]
       if let last {
         sql = "SELECT * FROM (\(sql) ORDER BY seq DESC LIMIT ?) ORDER BY seq"
@@ -259,7 +263,11 @@ extension RewindDatabase {
     try queue.read { db in
       guard
         let row = try Row.fetchOne(
-          db, sql: "SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log WHERE seq = ?",
+          db,
+          sql: """
+            SELECT seq, time, kind, action, payload, changes, step, group_key FROM action_log \
+            WHERE seq = ? AND \(HistoryLog.followsBase)
+            """,
           arguments: [seq])
       else {
         // A seq compaction folded is named as such, as jumps and exports name it.
@@ -267,7 +275,8 @@ extension RewindDatabase {
         if seq >= 1, seq <= base {
           throw RewindError(.unknownSeq, "entry \(seq) was compacted away: history starts after seq \(base)")
         }
-        let range = try Row.fetchOne(db, sql: "SELECT min(seq), max(seq) FROM action_log")
+        let range = try Row.fetchOne(
+          db, sql: "SELECT min(seq), max(seq) FROM action_log WHERE \(HistoryLog.followsBase)")
         let bounds = range.map { "\($0[0] as Int64? ?? 0) to \($0[1] as Int64? ?? 0)" } ?? "nothing"
         throw RewindError(.unknownSeq, "there is no entry \(seq) in the log (it holds \(bounds))")
       }
