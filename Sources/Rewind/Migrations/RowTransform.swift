@@ -81,10 +81,12 @@ struct RowTransform {
   /// to the last barrier) into the migration's shape: each read through the described changes
   /// since it was written (`reading`), then transformed.
   func rewriteHistory(before seq: Int64, reading schema: AppSchemaHistory, _ db: Database) throws {
-    // Entries a compaction folded but has not removed yet are not history (`followsBase`).
-    let floor = max(schema.barrier(atOrBefore: seq), try HistoryLog.fileBaseSeq(db))
+    let floor = schema.barrier(atOrBefore: seq)
+    // Entries a compaction folded but has not removed yet are no history (`followsBase`); the
+    // labelled snapshots it kept from before its base are, and are rewritten below.
     let entries = try Row.fetchAll(
-      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq < ? ORDER BY seq", arguments: [floor, seq])
+      db, sql: "SELECT seq, changes FROM action_log WHERE seq > ? AND seq < ? ORDER BY seq",
+      arguments: [max(floor, try HistoryLog.fileBaseSeq(db)), seq])
     for entry in entries {
       let entrySeq: Int64 = entry["seq"]
       let text: String = entry["changes"]
