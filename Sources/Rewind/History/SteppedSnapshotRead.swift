@@ -18,9 +18,9 @@ import GRDB
 /// is not the primary key's (`list_entries`: `(id, list)` against `(list, id)`).
 ///
 /// The last transaction also counts each table's rows. A migration or any other schema change
-/// meanwhile, a compaction, a count that differs (a row
-/// inserted or deleted past the log, behind the steps), or a table whose key is not its
-/// primary key makes ``read(from:evenIfUpToDate:rowsPerStep:stopping:beforeStep:reading:)`` answer
+/// meanwhile, a compaction, a count that differs (a row inserted or deleted past the log,
+/// behind the steps), or a table whose key is not its primary key makes
+/// ``read(from:evenIfUpToDate:rowsPerStep:stopping:beforeStep:reading:)`` answer
 /// ``Outcome/needsOneRead``. What it cannot see is a row updated past the log behind the
 /// steps: the snapshot holds it as it was read, which is what the log says it is (and
 /// `rewind verify` reports the table differing from the log).
@@ -48,8 +48,8 @@ struct SteppedSnapshotRead {
   ///   - beforeStep: called before each step's transaction; it may wait (for the WAL to start
   ///     over, see `WALCheckpointer`), or throw to stop the read.
   ///   - reading: called with `true` as each read transaction begins, `false` as it ends.
-  /// - Throws: `CancellationError` when stopped, what `beforeStep` throws, and what reading the file or the log throws
-  ///   (a log entry compacted away meanwhile).
+  /// - Throws: `CancellationError` when stopped, what `beforeStep` throws, and what reading
+  ///   the file or the log throws (a log entry compacted away meanwhile).
   static func read(
     from queue: DatabaseQueue, evenIfUpToDate: Bool = false, rowsPerStep: Int = defaultRowsPerStep,
     stopping: () -> Bool = { false }, beforeStep: () throws -> Void = {}, reading: (Bool) -> Void = { _ in }

@@ -115,9 +115,9 @@ final class SnapshotWorker: @unchecked Sendable {
   func wait() { group.wait() }
 
   /// Stops the snapshot under way at its next step (a part written, or a few thousand rows
-  /// read, sorted or encoded), drops it, and waits for that: once its store is released, nothing writes the
-  /// file, which its owner may then copy, move or delete. Parts already written are removed
-  /// by a later snapshot.
+  /// read, sorted or encoded), drops it, and waits for that: once its store is released,
+  /// nothing writes the file, which its owner may then copy, move or delete. Parts already
+  /// written are removed by a later snapshot.
   func stop() {
     lock.withLock { stopped = true }
     group.wait()

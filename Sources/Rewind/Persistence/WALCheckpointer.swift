@@ -16,10 +16,10 @@ import GRDBSQLite
 /// - A passive checkpoint cannot start the WAL over while a writer keeps adding to it, so
 ///   under a steady stream of sends the WAL would grow without bound. Once a pass leaves the
 ///   WAL past `marks.restartPages`, the store's next commit checkpoints the pages written
-///   since the pass began, itself, so that the commit after it starts the WAL over. A pass
-///   that leaves more than `marks.finishPages` uncopied (a reader of another connection held
-///   it back) is followed by more passes instead, while they gain. That costs
-///   a fraction of SQLite's own checkpoint (tens of pages). The mark is SQLite's own, not
+///   since the pass began, itself, so that the commit after it starts the WAL over. That costs
+///   a fraction of SQLite's own checkpoint (tens of pages); a pass that leaves more than
+///   `marks.finishPages` uncopied (a reader of another connection held it back) is followed
+///   by more passes instead, while they gain. The mark is SQLite's own, not
 ///   higher: each frame a commit appends is entered in the WAL's index past every earlier
 ///   frame of the same page, and the pages every commit writes (the log's last page, the
 ///   undo stack's) are there once per commit since the WAL started over, so a commit's cost
@@ -189,12 +189,12 @@ final class WALCheckpointer: @unchecked Sendable {
         var progressing = false
         if let outcome, let copied = outcome.copied {
           counts.background += 1
-          let behind = outcome.walPages - copied
+          let uncopied = outcome.walPages - copied
           // A WAL this large has not started over for a while: writers never let it. What
           // the pass left, a commit finishes if it is little; more, another pass copies, as
           // long as passes gain (a reader of another connection may hold them all back).
           if outcome.walPages >= marksValue.restartPages {
-            if behind <= marksValue.finishPages {
+            if uncopied <= marksValue.finishPages {
               (restartWanted, restartLog) = (true, outcome.walPages)
             } else {
               progressing = copied != lastCopied  // fewer: the WAL started over meanwhile

@@ -323,13 +323,14 @@ extension RewindDatabase {
   /// restores to a seq before the base are refused.
   ///
   /// An app may go on writing to the file meanwhile: the base's rows are read in a read
-  /// transaction and stored in parts, each in a short transaction of its own, and only the
-  /// removal of the old entries holds the write lock for long. If the base moved in between
-  /// (an undo changed what redo needs, another compaction ran, the app migrated the file), its
-  /// rows are read again under the lock. The file then shrinks in steps of up to about 30 ms
-  /// each (incremental auto-vacuum); a file created without that mode (by an earlier release,
-  /// or holding the app's own tables first) is switched to it by one `VACUUM` at its first
-  /// compaction, which holds the write lock while it rewrites the file.
+  /// transaction and stored in parts, each in a short transaction of its own, and the write
+  /// lock is taken to move the base. If the base moved in between (an undo changed what redo
+  /// needs, another compaction ran, the app migrated the file), its rows are read again under
+  /// the lock. The entries folded in are then removed in batches of about 10 ms each, and the
+  /// file shrinks in steps of up to about 30 ms each (incremental auto-vacuum); a file created
+  /// without that mode (by an earlier release, or holding the app's own tables first) is
+  /// switched to it by one `VACUUM` at its first compaction, which holds the write lock while
+  /// it rewrites the file. What a compaction stopped partway left, the next one finishes.
   ///
   /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
   ///   problem: compacting would bury it. Nothing changes then.
@@ -342,9 +343,9 @@ extension RewindDatabase {
   }
 
   /// ``compact(keep:progress:)``, writing the base in parts of `partBytes`, running
-  /// `afterReading` between the read of the base's rows and the write that folds them in, and
-  /// `betweenFreeingSteps` between two steps that give free pages back: for tests of what may
-  /// happen in between.
+  /// `afterReading` between the read of the base's rows and the write that folds them in,
+  /// `betweenRemovals` after each batch of folded entries removed, and `betweenFreeingSteps`
+  /// after each step that gives free pages back: for tests of what may happen in between.
   func compact(
     keep: Int, progress: (Int, Int) -> Void = { _, _ in }, partBytes: Int, afterReading: () throws -> Void,
     betweenRemovals: () throws -> Void = {}, betweenFreeingSteps: () throws -> Void = {}
