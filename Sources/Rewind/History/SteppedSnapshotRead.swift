@@ -70,9 +70,7 @@ struct SteppedSnapshotRead {
       var tables: [Table]?
     }
     let start = try transaction { db -> Start? in
-      let history = try HistoryLog(db)
-      let seq = try history.fileLastSeq(db)
-      guard evenIfUpToDate || seq > history.lastSnapshotSeq else { return nil }
+      guard let (history, seq) = try Self.due(evenIfUpToDate: evenIfUpToDate, db) else { return nil }
       let tables = try history.tables.tableNames.map {
         try Table($0, keyColumns: history.tables.keyColumns(of: $0), db)
       }
@@ -179,12 +177,18 @@ struct SteppedSnapshotRead {
     reading(true)
     defer { reading(false) }
     let snapshot = try queue.read { db -> HistoryLog.EncodedSnapshot? in
-      let history = try HistoryLog(db)
-      let seq = try history.fileLastSeq(db)
-      guard evenIfUpToDate || seq > history.lastSnapshotSeq else { return nil }
+      guard let (history, seq) = try Self.due(evenIfUpToDate: evenIfUpToDate, db) else { return nil }
       return try HistoryLog.EncodedSnapshot(db, catalog: history.tables, seq: seq, stopping: stopping)
     }
     return snapshot.map { ($0, false) }
+  }
+
+  /// The file's history position and last seq, or `nil` when no entry was logged since the
+  /// last snapshot (unless `evenIfUpToDate`): nothing to take.
+  private static func due(evenIfUpToDate: Bool, _ db: Database) throws -> (HistoryLog, Int64)? {
+    let history = try HistoryLog(db)
+    let seq = try history.fileLastSeq(db)
+    return evenIfUpToDate || seq > history.lastSnapshotSeq ? (history, seq) : nil
   }
 
   /// Thrown inside the read when its steps cannot be joined into one state.

@@ -413,7 +413,7 @@ extension RewindDatabase {
       // What a compaction stopped partway (its tool killed, say) left: folded entries, free
       // pages.
       try removeFoldedEntries(between: betweenRemovals)
-      if try isShrunkInSteps() { try givePagesBack(between: betweenFreeingSteps) }
+      if try autoVacuumMode() == .incremental { try givePagesBack(between: betweenFreeingSteps) }
       return CompactionReport(
         baseSeq: history.baseSeq, entriesRemoved: 0, entriesKept: Int(history.lastSeq - history.baseSeq),
         moreKept: nil, bytesBefore: bytesBefore, bytesAfter: fileSize())
@@ -460,16 +460,17 @@ extension RewindDatabase {
   /// Gives the file's free pages (the removed entries') back to the file system.
   ///
   /// A file in incremental auto-vacuum mode (every file a store creates, see
-  /// `DatabaseFile.enableWAL`) is shrunk in steps of ``pagesFreedPerStep`` pages, each a write transaction of its own,
-  /// so that an app sending meanwhile waits for one step at most; `between` runs after each.
-  /// Any other file is switched to that mode by one `VACUUM`, which rewrites the whole file
-  /// under the write lock (as every compaction did before): once per file.
+  /// `DatabaseFile.enableWAL`) is shrunk in steps of ``pagesFreedPerStep`` pages, each a
+  /// write transaction of its own, so that an app sending meanwhile waits for one step at
+  /// most; `between` runs after each. Any other file is switched to that mode by one
+  /// `VACUUM`, which rewrites the whole file under the write lock (as every compaction did
+  /// before): once per file.
   private func givePagesBack(between: () throws -> Void) throws {
-    guard try isShrunkInSteps() else {
+    let mode = try autoVacuumMode()
+    guard mode == .incremental else {
       // From FULL the mode changes alone; from NONE only a `VACUUM` makes the pointer map.
-      let none = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 0
       try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
-      if none { try queue.vacuum() }
+      if mode == .none { try queue.vacuum() }
       return
     }
     func freePages() throws -> Int { try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 } }
@@ -485,9 +486,16 @@ extension RewindDatabase {
     }
   }
 
-  /// Whether the file is in incremental auto-vacuum mode (`PRAGMA auto_vacuum` 2).
-  private func isShrunkInSteps() throws -> Bool {
-    try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 2
+  /// SQLite's auto-vacuum modes, as `PRAGMA auto_vacuum` gives them.
+  private enum AutoVacuum: Int {
+    case none = 0
+    case full = 1
+    case incremental = 2
+  }
+
+  /// The file's auto-vacuum mode.
+  private func autoVacuumMode() throws -> AutoVacuum {
+    try queue.read { db in AutoVacuum(rawValue: try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0) ?? .none }
   }
 
   /// Copies the write-ahead log into the file and, if no connection is using it then, empties
