@@ -21,16 +21,18 @@ import Testing
     for index in 0..<60 { try store.send(.add(title: "Entry \(index) with a title long enough to fill parts")) }
   }
 
+  /// The integer `sql` gives on a connection of its own, 0 for none.
+  func integer(_ sql: String) throws -> Int {
+    try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+  }
+
   /// Parts no snapshot names.
   func orphanParts() throws -> Int {
-    try DatabaseQueue(path: path).read { db in
-      try Int.fetchOne(
-        db,
-        sql: """
-          SELECT count(*) FROM snapshot_parts \
-          WHERE part_set NOT IN (SELECT part_set FROM snapshots WHERE part_set IS NOT NULL)
-          """) ?? 0
-    }
+    try integer(
+      """
+      SELECT count(*) FROM snapshot_parts \
+      WHERE part_set NOT IN (SELECT part_set FROM snapshots WHERE part_set IS NOT NULL)
+      """)
   }
 
   func baseSnapshot(_ database: RewindDatabase) throws -> (seq: Int64, text: String, inParts: Bool) {
@@ -97,14 +99,11 @@ import Testing
 
   /// The entries at or before the file's base, which no reader sees once the base moved.
   func foldedEntries() throws -> Int {
-    try DatabaseQueue(path: path).read { db in
-      try Int.fetchOne(
-        db,
-        sql: """
-          SELECT count(*) FROM action_log \
-          WHERE seq <= (SELECT CAST(value AS INTEGER) FROM rewind_meta WHERE key = 'base_seq')
-          """) ?? 0
-    }
+    try integer(
+      """
+      SELECT count(*) FROM action_log \
+      WHERE seq <= (SELECT CAST(value AS INTEGER) FROM rewind_meta WHERE key = 'base_seq')
+      """)
   }
 
   /// Checks the history every reader sees starts after the base, whatever folded entries are

@@ -22,6 +22,27 @@ import Testing
     return store
   }
 
+  /// Sends an add titled `title` and the index for each of `indices`, each followed by the
+  /// checkpointer's pass it asked for.
+  func sendAdds(_ title: String, _ indices: Range<Int>, to store: JournalStore) throws {
+    for index in indices {
+      try store.send(.add(title: "\(title) \(index)"))
+      store.repository.checkpointer!.wait()
+    }
+  }
+
+  /// Expects the WAL, once a reader that pinned it is gone, to start over after `settling`
+  /// commits and grow no more, and nothing to be lost.
+  func expectTheWALStartsOverOnceTheReaderIsGone(
+    _ store: JournalStore, settling: Int, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    try sendAdds("After", 0..<settling, to: store)
+    let pinned = walPages()
+    try sendAdds("Later", 0..<60, to: store)
+    #expect(walPages() <= pinned, "the WAL grew from \(pinned) to \(walPages()) pages", sourceLocation: sourceLocation)
+    #expect(try fileState(path) == store.state, sourceLocation: sourceLocation)
+  }
+
   /// The pages the WAL file holds: its header and frames of 4 KiB pages.
   func walPages() -> Int {
     let size = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
@@ -31,10 +52,7 @@ import Testing
   @Test func commitsPastTheMarkWakeTheWorkerAndNeverCheckpointThemselves() throws {
     let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 1_000_000))
     let checkpointer = store.repository.checkpointer!
-    for index in 0..<150 {
-      try store.send(.add(title: "Entry \(index)"))
-      checkpointer.wait()
-    }
+    try sendAdds("Entry", 0..<150, to: store)
     #expect(checkpointer.checkpoints.background > 0)
     #expect(checkpointer.checkpoints.inline == 0)
     // Each pass copied the whole WAL while no commit ran, so the next commit started it over:
@@ -70,24 +88,11 @@ import Testing
     let reader = try DatabaseQueue(path: path)
     try reader.read { db in
       _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log")
-      for index in 0..<60 {
-        try store.send(.add(title: "Entry \(index)"))
-        checkpointer.wait()
-      }
+      try sendAdds("Entry", 0..<60, to: store)
     }
     #expect(checkpointer.checkpoints.inline > 0)
     // The reader gone, the next checkpoint lets the WAL start over: it grows no more.
-    try store.send(.add(title: "After"))
-    checkpointer.wait()
-    try store.send(.add(title: "After"))
-    checkpointer.wait()
-    let pinned = walPages()
-    for index in 0..<60 {
-      try store.send(.add(title: "Later \(index)"))
-      checkpointer.wait()
-    }
-    #expect(walPages() <= pinned, "the WAL grew from \(pinned) to \(walPages()) pages")
-    #expect(try fileState(path) == store.state)
+    try expectTheWALStartsOverOnceTheReaderIsGone(store, settling: 2)
   }
 
   /// A pass held back by a reader leaves more than a commit should copy: the commits do not
@@ -103,39 +108,20 @@ import Testing
       _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log")
       // Until the backlog passes the mark (the WAL may hold copied pages from before the
       // reader), a commit may still finish a pass, copying nothing.
-      for index in 0..<20 {
-        try store.send(.add(title: "Entry \(index)"))
-        checkpointer.wait()
-      }
+      try sendAdds("Entry", 0..<20, to: store)
       let early = checkpointer.checkpoints.inline
-      for index in 20..<80 {
-        try store.send(.add(title: "Entry \(index)"))
-        checkpointer.wait()
-      }
+      try sendAdds("Entry", 20..<80, to: store)
       #expect(checkpointer.checkpoints.inline == early, "\(checkpointer.checkpoints)")
       #expect(checkpointer.checkpoints.background > 0)
     }
-    for index in 0..<4 {
-      try store.send(.add(title: "After \(index)"))
-      checkpointer.wait()
-    }
-    let pinned = walPages()
-    for index in 0..<60 {
-      try store.send(.add(title: "Later \(index)"))
-      checkpointer.wait()
-    }
-    #expect(walPages() <= pinned, "the WAL grew from \(pinned) to \(walPages()) pages")
-    #expect(try fileState(path) == store.state)
+    try expectTheWALStartsOverOnceTheReaderIsGone(store, settling: 4)
   }
 
   @Test func commitsCheckpointThemselvesWhenTheWorkerCannotOpenTheFile() throws {
     let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 30))
     let checkpointer = store.repository.checkpointer!
     checkpointer.injectedPassFailure = true
-    for index in 0..<200 {
-      try store.send(.add(title: "Entry \(index)"))
-      checkpointer.wait()
-    }
+    try sendAdds("Entry", 0..<200, to: store)
     #expect(checkpointer.checkpoints.background == 0)
     #expect(checkpointer.checkpoints.inline > 0)
     #expect(walPages() < 60, "the WAL grew to \(walPages()) pages")
@@ -199,10 +185,7 @@ import Testing
     try store.send(.add(title: String(repeating: "x", count: 200_000)))
     checkpointer.wait()
     #expect(checkpointer.checkpoints.inline == 0)
-    for index in 0..<100 {
-      try store.send(.add(title: "Entry \(index)"))
-      checkpointer.wait()
-    }
+    try sendAdds("Entry", 0..<100, to: store)
     #expect(checkpointer.checkpoints.inline == 0, "a commit checkpointed the whole WAL on the sending thread")
     #expect(try fileState(path) == store.state)
   }
