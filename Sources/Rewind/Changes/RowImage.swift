@@ -243,8 +243,8 @@ extension RowImage {
 
     init(table: String) { self.table = table }
 
-    /// The image of `row`: every column, except the `owner` of a fixed list's `list_entries`
-    /// row (NULL, a column added after fixed lists' rows were first logged).
+    /// The image of `row`: every column, except the one
+    /// `StateRows.columnOmittedWhenNull(in:)` names when it is NULL.
     mutating func image(of row: GRDB.Row) -> RowImage {
       let names = row.columnNames
       if columns == nil || !names.elementsEqual(statementNames) {
@@ -252,7 +252,9 @@ extension RowImage {
         columns = Columns(statementNames)
       }
       let image = RowImage(columns!, Array(row.databaseValues))
-      if table == EngineTable.listEntries.name, image["owner"] == .null { return image.setting("owner", to: nil) }
+      if let omitted = StateRows.columnOmittedWhenNull(in: table), image[omitted] == .null {
+        return image.setting(omitted, to: nil)
+      }
       return image
     }
   }

@@ -223,7 +223,7 @@ extension HistoryLog {
     }
 
     /// The tables read in key order and written as they come: the text ``StateRows/json()``
-    /// gives, with no image of the state in memory (see ``KeyOrderScan``); `nil` when a
+    /// gives (see `StateRows+SnapshotJSON.swift`), with no image of the state in memory (see ``KeyOrderScan``); `nil` when a
     /// table's order in SQLite is not the engine's. `stopping` is checked every 4,096 rows;
     /// `true` throws `CancellationError`.
     static func scanning(
@@ -238,15 +238,16 @@ extension HistoryLog {
           }
           if index > 0 { out.append(UInt8(ascii: ",")) }
           JSONText.appendString(table, to: &out)
-          out.append(contentsOf: ":[".utf8)
-          let first = rowCount
+          out.append(UInt8(ascii: ":"))
+          var written = 0
           try scan.forEachRow(db) { values, _ in
-            if rowCount > first { out.append(UInt8(ascii: ",")) }
-            rowCount += 1
-            if rowCount % 4_096 == 0, stopping() { throw CancellationError() }
-            scan.appendObject(values, to: &out)
+            scan.appendSnapshotRowStart(written: written, to: &out)
+            written += 1
+            if (rowCount + written) % 4_096 == 0, stopping() { throw CancellationError() }
+            scan.appendSnapshotRow(values, to: &out)
           }
-          out.append(UInt8(ascii: "]"))
+          scan.appendSnapshotEnd(written: written, to: &out)
+          rowCount += written
         }
       } catch is KeyOrderScan.NotInEngineOrder {
         return nil

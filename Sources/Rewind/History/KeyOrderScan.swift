@@ -2,12 +2,13 @@ import GRDB
 import GRDBSQLite
 
 /// Reads a state table's rows in the order of its key, as ``StateRows/sortedKeys(_:)`` orders
-/// keys, and writes them as JSON objects, as ``StateRows/image(of:in:)`` and
-/// ``JSONText/appendRow(_:to:)`` would.
+/// keys, and writes them as a snapshot's rows, as ``StateRows/json()`` would, or as an
+/// export's JSON objects, as ``StateRows/image(of:in:)`` and ``JSONText/appendRow(_:to:)``
+/// would.
 ///
-/// Exports of the current state, and snapshots read in one transaction (inside a write, or
-/// when a stepped read cannot be joined, see ``SteppedSnapshotRead``), are written from such
-/// scans, with no image of the whole state in memory: at a million rows, hashing every row into
+/// Exports of the current state, and snapshots (read in steps, see ``SteppedSnapshotRead``, or
+/// in one transaction inside a write), are written from such scans, with no image of the
+/// whole state in memory: at a million rows, hashing every row into
 /// dictionaries cost ten times the read. SQLite sorts by the key; the scan checks each key
 /// follows the last in the engine's own order and throws ``NotInEngineOrder`` when it does not
 /// (a key column with another collation), so the caller can build its text from an image
@@ -26,6 +27,8 @@ struct KeyOrderScan {
   /// A column left out of row objects when NULL: a fixed list's `owner` in `list_entries`
   /// (added after such rows were first logged, see ``StateRows/image(of:in:)``).
   private let omittedWhenNull: Int?
+  /// What comes before the table's first row in a snapshot (see ``StateRows/rowsHeader(_:)``).
+  private let snapshotRowsHeader: [UInt8]
 
   /// A scan of `table`, keyed by `keyColumns`; `nil` when the table lacks a key column.
   init?(table: String, keyColumns: [String], _ db: Database) throws {
@@ -40,7 +43,8 @@ struct KeyOrderScan {
       text.append(UInt8(ascii: ":"))
       return text
     }
-    omittedWhenNull = table == EngineTable.listEntries.name ? columns.firstIndex(of: "owner") : nil
+    omittedWhenNull = StateRows.columnOmittedWhenNull(in: table).flatMap(columns.firstIndex(of:))
+    snapshotRowsHeader = StateRows.rowsHeader(columns)
   }
 
   /// The key of a row's `values`, in key-column name order.
@@ -69,6 +73,26 @@ struct KeyOrderScan {
       try body(values, key)
     }
   }
+
+  // MARK: - Snapshot text
+
+  /// Appends what comes before a row of the table in a snapshot, `written` rows before it.
+  func appendSnapshotRowStart(written: Int, to out: inout [UInt8]) {
+    if written == 0 { out.append(contentsOf: snapshotRowsHeader) } else { out.append(UInt8(ascii: ",")) }
+  }
+
+  /// Appends a row's `values` as a snapshot holds them (NULLs included).
+  func appendSnapshotRow(_ values: [DatabaseValue], to out: inout [UInt8]) {
+    StateRows.appendValues(values, to: &out)
+  }
+
+  /// Appends what ends the table's rows in a snapshot, after `written` rows: an empty table is
+  /// `[]`, as ``StateRows/json()`` writes it, which has no columns to name.
+  func appendSnapshotEnd(written: Int, to out: inout [UInt8]) {
+    if written == 0 { out.append(contentsOf: "[]".utf8) } else { out.append(contentsOf: StateRows.rowsFooter) }
+  }
+
+  // MARK: - Export text
 
   /// Appends the JSON object of a row's `values`.
   func appendObject(_ values: [DatabaseValue], to out: inout [UInt8]) {

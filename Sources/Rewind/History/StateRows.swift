@@ -37,11 +37,17 @@ struct StateRows: Equatable {
     return rows
   }
 
-  /// A row as the log's images hold it: every column, except the `owner` of a fixed list's
-  /// `list_entries` row (NULL, a column added after fixed lists' rows were first logged).
+  /// A row as the log's images hold it: every column, except the one
+  /// ``columnOmittedWhenNull(in:)`` names when it is NULL.
   static func image(of row: GRDB.Row, in table: String) -> Row {
     var layout = RowImage.Layout(table: table)
     return layout.image(of: row)
+  }
+
+  /// The column of `table` whose NULL a row image leaves out: the `owner` of a fixed list's
+  /// `list_entries` row, a column added after fixed lists' rows were first logged.
+  static func columnOmittedWhenNull(in table: String) -> String? {
+    table == EngineTable.listEntries.name ? "owner" : nil
   }
 
   /// Applies row changes: each row becomes what `direction` selects.
@@ -93,64 +99,6 @@ struct StateRows: Equatable {
   static func valuesPrecede<A: Sequence<DatabaseValue>, B: Sequence<DatabaseValue>>(_ a: A, _ b: B) -> Bool {
     for (x, y) in zip(a, b) where x != y { return DatabaseValue.sqliteOrder(x, y) }
     return false
-  }
-
-  // MARK: - JSON (snapshots)
-
-  /// The image as JSON: `{"table":[row, ...], ...}`, tables and rows in a fixed order.
-  func json() -> String {
-    var out = "{"
-    for (index, table) in tables.keys.sorted().enumerated() {
-      if index > 0 { out += "," }
-      JSONText.appendString(table, to: &out)
-      out += ":["
-      for (rowIndex, key) in Self.sortedKeys(tables[table]!.keys).enumerated() {
-        if rowIndex > 0 { out += "," }
-        JSONText.appendRow(tables[table]![key], to: &out)
-      }
-      out += "]"
-    }
-    return out + "}"
-  }
-
-  /// Reads an image written by ``json()``, read through `operations` (see
-  /// ``AppSchemaHistory``); tables and columns are checked against `catalog` when `validate`.
-  init(
-    json: String, catalog: TableCatalog, upgradingThrough operations: [SchemaChange.Operation] = [],
-    validate: Bool = true
-  ) throws {
-    self.init(empty: catalog)
-    for (stored, storedRow) in try Self.images(json: json) {
-      guard let (table, row) = AppSchemaHistory.apply(operations, toRowOf: stored, storedRow) else { continue }
-      let keyColumns = catalog.keyColumns(of: table)
-      // A table the catalog does not know (history before a barrier) is keyed by whole rows.
-      let key = keyColumns.isEmpty ? row : row.keeping(keyColumns)
-      if validate { try catalog.validate(RowChange(table: table, key: key, before: nil, after: row)) }
-      tables[table, default: [:]][key] = row
-    }
-  }
-
-  /// The rows of an image written by ``json()``, as stored.
-  static func images(json: String) throws -> [(table: String, row: Row)] {
-    var images: [(table: String, row: Row)] = []
-    do {
-      guard case .object(let tables) = try JSONValue.parse(json) else {
-        throw RewindError(.corruptData, "not an object")
-      }
-      for (table, value) in tables {
-        guard case .array(let rows) = value else { throw RewindError(.corruptData, "\(table) is not an array") }
-        for item in rows {
-          guard case .object(let row) = item else {
-            throw RewindError(.corruptData, "a row of \(table) is not an object")
-          }
-          images.append((table, RowImage(try row.mapValues { try $0.databaseValue() })))
-        }
-      }
-    } catch {
-      throw RewindError(
-        .corruptData, "a snapshot is not a JSON object of row arrays", underlying: error as? RewindError)
-    }
-    return images
   }
 }
 

@@ -136,9 +136,9 @@ struct SteppedSnapshotRead {
     for index in tables.indices {
       if index > 0 { out.append(UInt8(ascii: ",")) }
       JSONText.appendString(tables[index].scan.table, to: &out)
-      out.append(contentsOf: ":[".utf8)
+      out.append(UInt8(ascii: ":"))
       let written = try tables[index].write(merging: ChangedRowsMerge(changed[index]), to: &out, stopping: stopping)
-      out.append(UInt8(ascii: "]"))
+      tables[index].scan.appendSnapshotEnd(written: written, to: &out)
       // A row inserted or deleted past the log meanwhile, behind the steps.
       guard written == counts[index] else { return .needsOneRead }
       rowCount += written
@@ -202,14 +202,14 @@ struct SteppedSnapshotRead {
 
   /// One table's rows as the steps read them: their text, with each row's key.
   private struct Table {
-    /// Writes the rows' objects and gives their keys in the engine's order.
+    /// Writes the rows as a snapshot holds them and gives their keys in the engine's order.
     let scan: KeyOrderScan
     /// The positions (in ``KeyOrderScan/columns``) of the primary key's columns, in its order:
     /// the order the steps read in.
     private let stepColumns: [Int]
-    /// The rows' objects, in the order read, with a comma between two.
+    /// The rows' text (arrays of values), in the order read, with a comma between two.
     private var text: [UInt8] = []
-    /// Where each row's object ends in ``text``.
+    /// Where each row's text ends in ``text``.
     private var rowEnds: [Int] = []
     /// Each row's key in key-column name order, one after another.
     private var keys: [DatabaseValue] = []
@@ -260,7 +260,7 @@ struct SteppedSnapshotRead {
     mutating func append(_ rows: [[DatabaseValue]]) {
       for values in rows {
         if !rowEnds.isEmpty { text.append(UInt8(ascii: ",")) }
-        scan.appendObject(values, to: &text)
+        scan.appendSnapshotRow(values, to: &text)
         rowEnds.append(text.count)
         let key = scan.key(of: values)
         if inKeyOrder, rowCount > 1 { inKeyOrder = StateRows.valuesPrecede(self.key(rowCount - 2), key) }
@@ -270,7 +270,7 @@ struct SteppedSnapshotRead {
 
     private func key(_ row: Int) -> ArraySlice<DatabaseValue> { keys[row * keyWidth..<(row + 1) * keyWidth] }
 
-    private func object(_ row: Int) -> ArraySlice<UInt8> {
+    private func encoded(_ row: Int) -> ArraySlice<UInt8> {
       text[(row == 0 ? 0 : rowEnds[row - 1] + 1)..<rowEnds[row]]
     }
 
@@ -293,7 +293,7 @@ struct SteppedSnapshotRead {
       }
     }
 
-    /// Writes the rows, comma-separated, in key order: those read, with `merge`'s rows in
+    /// Writes the rows (with the table's header, see ``KeyOrderScan``), in key order: those read, with `merge`'s rows in
     /// place of those entries touched since the first step (left out when absent now).
     /// Returns how many rows it wrote.
     ///
@@ -305,7 +305,7 @@ struct SteppedSnapshotRead {
       var merge = merge
       var written = 0
       func separate() {
-        if written > 0 { out.append(UInt8(ascii: ",")) }
+        scan.appendSnapshotRowStart(written: written, to: &out)
         written += 1
       }
       var comparisons = 0
@@ -322,16 +322,16 @@ struct SteppedSnapshotRead {
         let row = order?[position] ?? position
         let replaced = merge.writeRows(before: key(row)) {
           separate()
-          scan.appendObject($0, to: &out)
+          scan.appendSnapshotRow($0, to: &out)
         }
         if !replaced {
           separate()
-          out.append(contentsOf: object(row))
+          out.append(contentsOf: encoded(row))
         }
       }
       merge.writeRest {
         separate()
-        scan.appendObject($0, to: &out)
+        scan.appendSnapshotRow($0, to: &out)
       }
       return written
     }

@@ -1,0 +1,14 @@
+-- Rewind engine schema, version 10: a snapshot names each table's columns once.
+--
+-- A snapshot's text held each table as an array of row objects, every column's name written
+-- in every row: at a million tasks, a third of the text. From this version a table with rows is
+-- `{"columns":["done","id",...],"rows":[[0,1,...],...]}`: its columns in name order, then each
+-- row's values in that order, the rows in key order (a NULL `owner` in `list_entries` is read
+-- as a row without one, as the log's images hold it). An empty table, and one whose rows do not
+-- all have the same columns, is still an array of row objects. Snapshots stored before keep
+-- their text and their checksum, and are read as before.
+--
+-- The tables do not change. The version is raised so that a library that knows only schema 9,
+-- which would refuse the new text as corrupt, refuses the file as newer when it opens it. One
+-- that had the file open before the upgrade gets that error when it reads a snapshot written
+-- after (a restore or jump far back): quit older versions before opening a file with this one.
