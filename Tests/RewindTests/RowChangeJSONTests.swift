@@ -100,6 +100,28 @@ struct RowChangeJSONTests {
     }
   }
 
+  /// The escape scan jumps to the lowest byte an eight-byte word flags: it must be the first
+  /// byte that needs escaping, whatever the bytes before (that need none) and after it are.
+  @Test func theFirstByteFlaggedInAWordIsTheFirstThatNeedsEscaping() {
+    func needsEscaping(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+    var random = SystemRandomNumberGenerator()
+    for position in 0..<8 {
+      for byte in UInt8.min...UInt8.max {
+        for _ in 0..<16 {
+          var bytes = (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) }
+          for before in 0..<position {
+            while needsEscaping(bytes[before]) { bytes[before] = UInt8.random(in: 0...255, using: &random) }
+          }
+          bytes[position] = byte
+          let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+          let first = bytes.firstIndex(where: needsEscaping)
+          let flags = JSONText.escapeFlags(word)
+          #expect((flags == 0 ? nil : flags.trailingZeroBitCount / 8) == first, "\(bytes)")
+        }
+      }
+    }
+  }
+
   @Test(arguments: [0, 7, -1, 10, -10, 1_234_567_890, Int64.max, Int64.min, Int64.min + 1])
   func writesIntegersAsSwiftDoes(_ value: Int64) throws {
     let change = RowChange(table: "t", key: ["id": value.databaseValue], before: nil, after: nil)

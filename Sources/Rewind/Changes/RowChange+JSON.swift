@@ -173,12 +173,15 @@ enum JSONText {
     var index = 0
     while index < bytes.count {
       // Eight bytes at a time while none needs escaping: most text has no byte to escape, and
-      // view-state values (JSON text) have long runs between their quotes.
-      if index + 8 <= bytes.count,
-        !needsEscaping(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
-      {
-        index += 8
-        continue
+      // view-state values (JSON text) have long runs between their quotes. Otherwise straight
+      // to the first that does.
+      if index + 8 <= bytes.count {
+        let flags = escapeFlags(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+        if flags == 0 {
+          index += 8
+          continue
+        }
+        index += flags.trailingZeroBitCount &>> 3
       }
       let byte = bytes[index]
       index += 1
@@ -201,16 +204,19 @@ enum JSONText {
     out.append(UInt8(ascii: "\""))
   }
 
-  /// Whether any of the eight bytes of `word` is a control character, a quote or a backslash.
-  /// (Each test is the classic "has a zero byte" one, exact about whether any byte matches.)
+  /// The high bit of each of the eight bytes of `word` (read little-endian: the first byte is
+  /// the lowest) that is a control character, a quote or a backslash; zero when none is.
+  ///
+  /// Each test is the classic "has a zero byte" one: exact about whether any byte matches, and
+  /// about the first that does (a borrow may flag bytes after it, never before).
   @inline(__always)
-  private static func needsEscaping(_ word: UInt64) -> Bool {
+  static func escapeFlags(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highBits: UInt64 = 0x8080_8080_8080_8080
     let control = (word &- 0x20 &* ones) & ~word
     let quote = word ^ (UInt64(UInt8(ascii: "\"")) &* ones)
     let backslash = word ^ (UInt64(UInt8(ascii: "\\")) &* ones)
-    return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highBits != 0
+    return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highBits
   }
 
   /// Appends the decimal digits of `value`, as `String(value)` writes them.
