@@ -103,7 +103,9 @@ struct RowChangeJSONTests {
   /// The escape scan jumps to the lowest byte an eight-byte word flags: it must be the first
   /// byte that needs escaping, whatever the bytes before (that need none) and after it are.
   @Test func theFirstByteFlaggedInAWordIsTheFirstThatNeedsEscaping() {
-    func needsEscaping(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+    func needsEscaping(_ byte: UInt8) -> Bool {
+      byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
     var random = SystemRandomNumberGenerator()
     for position in 0..<8 {
       for byte in UInt8.min...UInt8.max {

@@ -101,7 +101,9 @@ extension StateRows {
       throw RewindError(.corruptData, "\(table) is an object other than {\"columns\":[...],\"rows\":[...]}")
     }
     let columnNames = try names.map { name in
-      guard case .string(let name) = name else { throw RewindError(.corruptData, "a column of \(table) is not a string") }
+      guard case .string(let name) = name else {
+        throw RewindError(.corruptData, "a column of \(table) is not a string")
+      }
       return name
     }
     guard Set(columnNames).count == columnNames.count else {
