@@ -34,9 +34,13 @@ func peakResidentMiB() -> Double {
   return Double(usage.ru_maxrss) / 1024  // Linux reports KiB
 }
 
-/// A fresh temporary file path; the file and its WAL are removed by `cleanUp`.
+/// The folder of this process's databases.
+let temporaryDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-\(getpid())")
+
+/// A fresh temporary file path, in ``temporaryDirectory``; the file and its WAL are removed by
+/// `removeDatabase(_:)`.
 func temporaryDatabase(_ name: String) -> String {
-  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-\(getpid())")
+  let directory = temporaryDirectory
   try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   let path = directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).sqlite").path
   return path
@@ -46,6 +50,11 @@ func fileSize(_ path: String) -> Int64 {
   ["", "-wal"].reduce(0) { total, suffix in
     total + (((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? NSNumber)?.int64Value ?? 0)
   }
+}
+
+/// Removes ``temporaryDirectory`` and whatever is left in it.
+func removeTemporaryDirectory() {
+  try? FileManager.default.removeItem(at: temporaryDirectory)
 }
 
 func removeDatabase(_ path: String) {

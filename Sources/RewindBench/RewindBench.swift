@@ -39,6 +39,8 @@ struct RewindBench: ParsableCommand {
   @Option(help: ArgumentHelp("Internal.", visibility: .private)) var kind: Int?
 
   func run() throws {
+    // Each database is removed after its part; this removes the folder they were made in.
+    defer { removeTemporaryDirectory() }
     if let callgrindChild {
       try MainActor.assumeIsolated {
         try InstructionCount.child(
