@@ -223,6 +223,9 @@ struct InstructionCount {
       let steps = try entries.map(floor.steps)
       for entry in steps.prefix(warmup) { try floor.perform(entry) }
       try callgrindFloorReplay(floor, Array(steps.dropFirst(warmup)))
+    case "create":
+      // A file to profile by hand (`perf record ... --callgrind-child open --path F`).
+      _ = try TasksStore(path: path, initialState: Workload.state(taskCount: size ?? 10_000), reducer: TasksReducer())
     case "open":
       try callgrindEngineOpen(path)
     case "raw":
