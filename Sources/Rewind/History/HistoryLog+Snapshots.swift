@@ -223,9 +223,9 @@ extension HistoryLog {
     }
 
     /// The tables read in key order and written as they come: the text ``StateRows/json()``
-    /// gives (see `StateRows+SnapshotJSON.swift`), with no image of the state in memory (see ``KeyOrderScan``); `nil` when a
-    /// table's order in SQLite is not the engine's. `stopping` is checked every 4,096 rows;
-    /// `true` throws `CancellationError`.
+    /// gives (see `StateRows+SnapshotJSON.swift`), with no image of the state in memory (see
+    /// ``KeyOrderScan``); `nil` when a table's order in SQLite is not the engine's. `stopping`
+    /// is checked every 4,096 rows; `true` throws `CancellationError`.
     static func scanning(
       _ db: Database, catalog: TableCatalog, seq: Int64, stopping: () -> Bool = { false }
     ) throws -> Self? {

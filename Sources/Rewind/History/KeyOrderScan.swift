@@ -8,11 +8,10 @@ import GRDBSQLite
 ///
 /// Exports of the current state, and snapshots (read in steps, see ``SteppedSnapshotRead``, or
 /// in one transaction inside a write), are written from such scans, with no image of the
-/// whole state in memory: at a million rows, hashing every row into
-/// dictionaries cost ten times the read. SQLite sorts by the key; the scan checks each key
-/// follows the last in the engine's own order and throws ``NotInEngineOrder`` when it does not
-/// (a key column with another collation), so the caller can build its text from an image
-/// instead.
+/// whole state in memory: at a million rows, hashing every row into dictionaries cost ten
+/// times the read. SQLite sorts by the key; the scan checks each key follows the last in the
+/// engine's own order and throws ``NotInEngineOrder`` when it does not (a key column with
+/// another collation), so the caller can build its text from an image instead.
 struct KeyOrderScan {
   /// Thrown when SQLite's order of the table's keys is not the engine's.
   struct NotInEngineOrder: Error {}
