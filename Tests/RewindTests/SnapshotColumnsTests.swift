@@ -83,7 +83,7 @@ struct SnapshotColumnsTests {
   /// Values of every storage class, and text that looks like JSON or like a blob's object.
   static let values: [DatabaseValue] = [
     .null, 0.databaseValue, 1.databaseValue, Int64.min.databaseValue, Int64.max.databaseValue,
-    (-0.0).databaseValue, 0.0.databaseValue, 1e300.databaseValue, 5e-324.databaseValue,
+    (-0.0).databaseValue, 0.0.databaseValue, 1e300.databaseValue, Double.leastNonzeroMagnitude.databaseValue,
     Double.infinity.databaseValue, (-Double.infinity).databaseValue, 9_007_199_254_740_993.0.databaseValue,
     "".databaseValue, "a\"b\\c\n\t\u{1}é✓𝄞".databaseValue, "[1,2]".databaseValue, #"{"$blob":"AA=="}"#.databaseValue,
     Data([0, 1, 255]).databaseValue, Data().databaseValue,
