@@ -14,10 +14,13 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
     let output = context.pluginWorkDirectoryURL.appending(path: "EngineMigrations+Embedded.swift")
     return [
       .buildCommand(
-        displayName: "Embedding \(files.count) engine migrations",
+        displayName: "Embedding engine migrations",
         executable: try context.tool(named: "EmbedMigrations").url,
-        arguments: [output.path] + files.map(\.path),
-        inputFiles: files,
+        // The tool lists the folder itself when it runs, and the folder is an input: a file
+        // added after SwiftPM planned the build (which it does not do again for that) changes
+        // the folder, so the command runs again and embeds it.
+        arguments: [output.path, folder.path],
+        inputFiles: [folder] + files,
         outputFiles: [output]
       )
     ]
