@@ -39,6 +39,18 @@ public struct TaskItem: Entity {
     projectID = try row.decode(forColumn: "projectId")
   }
 
+  /// Read by position when a store opens: GRDB finds a column by name with a hash of the
+  /// name, five a row, a tenth of opening a million tasks.
+  public static var databaseColumnOrder: [String]? { columns.names }
+
+  public init(orderedRow row: Row) throws {
+    isDone = try row.decode(atIndex: 0)
+    id = try row.decode(atIndex: 1)
+    notes = try row.decode(atIndex: 2)
+    projectID = try row.decode(atIndex: 3)
+    title = try row.decode(atIndex: 4)
+  }
+
   /// The columns of a task's row, named once for every row, in ascending order: an image's
   /// values are kept in that order, so values given in it are not rearranged.
   static let columns = RowImage.Columns(["done", "id", "notes", "projectId", "title"])

@@ -36,6 +36,17 @@ extension Note {
   static var databaseRowRoundTripsExactly: Bool { true }
 }
 
+extension Note {
+  // Read by position when a store opens, in this order: no column found by its name.
+  static var databaseColumnOrder: [String]? { columns.names }
+
+  init(orderedRow row: Row) throws {
+    id = try row.decode(atIndex: 0)
+    isPinned = try row.decode(atIndex: 1)
+    text = try row.decode(atIndex: 2)
+  }
+}
+
 struct NotesView: Codable, Equatable, Sendable {
   var selection: Int64?
   var searchText = ""

@@ -88,7 +88,7 @@ struct BadInputTests {
     try makeDatabase()
     try DatabaseQueue(path: path).write { try $0.execute(sql: "ALTER TABLE tasks DROP COLUMN done") }
     let before = bytes()
-    try expectRefusal("tasks", ["--db", path, "show"], mentioning: "a row of tasks does not decode as TaskItem")
+    try expectRefusal("tasks", ["--db", path, "show"], mentioning: "tasks has no column done, which TaskItem reads")
     #expect(bytes() == before)
   }
 

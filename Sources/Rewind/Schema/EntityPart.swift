@@ -68,25 +68,78 @@ final class EntityPart<Root, E: Entity>: StatePart {
   func load(_ db: Database) throws -> (inout Root) -> Void {
     try checkUUIDKeyForm(db)
     let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
-    let cursor = try E.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    let order = try orderedColumns(db)
     let entities: EntityTable<E>
     do {
-      entities = try EntityTable(loading: cursor, count: count)
+      if let order {
+        entities = try EntityTable(loading: Row.fetchCursor(db, sql: orderedSelection(order)), count: count) {
+          try E(orderedRow: $0)
+        }
+      } else {
+        entities = try EntityTable(
+          loading: E.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)"), count: count)
+      }
     } catch {
-      let key = (try? firstUndecodableKey(db)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
+      let key =
+        (try? firstUndecodableKey(db, order: order)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
       throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)\(key)", underlying: error)
     }
+    #if DEBUG
+      if order != nil { try checkOrderedDecoding(of: entities, db) }
+    #endif
     let keyPath = keyPath
     return { root in root[keyPath: keyPath] = entities }
   }
 
-  /// The key of the first row of the table that does not decode as an entity, for the error
-  /// that names it: read again only once loading has failed.
+  /// The entity's ``Entity/databaseColumnOrder``, checked against the table's columns; `nil`
+  /// when it has none.
   @usableFromInline
-  func firstUndecodableKey(_ db: Database) throws -> RowImage? {
-    let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+  func orderedColumns(_ db: Database) throws -> [String]? {
+    guard let order = E.databaseColumnOrder else { return nil }
+    let columns = try db.columns(in: table).map(\.name)
+    if let missing = order.first(where: { !columns.contains($0) }) {
+      throw RewindError(
+        .schemaMismatch,
+        "\(table) has no column \(missing), which \(E.self) reads (its databaseColumnOrder); its columns are \(columns.sorted().joined(separator: ", "))"
+      )
+    }
+    return order
+  }
+
+  /// The `SELECT` of the columns `order` names, in that order.
+  @usableFromInline
+  func orderedSelection(_ order: [String]) -> String {
+    "SELECT \(order.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table.quotedDatabaseIdentifier)"
+  }
+
+  /// Debug builds: the first rows read by name (`init(row:)`) must be the entities read by
+  /// position (`init(orderedRow:)`), or the entity's column order does not match its
+  /// initializer, and every open would read wrong values.
+  @usableFromInline
+  func checkOrderedDecoding(of entities: EntityTable<E>, _ db: Database) throws {
+    let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) LIMIT 16")
     while let row = try rows.next() {
-      if (try? E(row: row)) == nil { return RowImage([E.keyColumn: row[E.keyColumn] as DatabaseValue]) }
+      let byName = try E(row: row)
+      guard let byPosition = entities[byName.id], byPosition == byName else {
+        throw RewindError(
+          .invalidValue,
+          "\(E.self) \(byName.id) reads as another value by position (init(orderedRow:), in the order of databaseColumnOrder: \(E.databaseColumnOrder ?? [])) than by name (init(row:)): \(entities[byName.id].map { "\($0)" } ?? "none") instead of \(byName); make databaseColumnOrder name the columns in the order init(orderedRow:) reads them"
+        )
+      }
+    }
+  }
+
+  /// The key of the first row of the table that does not decode as an entity (by position
+  /// when `order` is given), for the error that names it: read again only once loading has
+  /// failed.
+  @usableFromInline
+  func firstUndecodableKey(_ db: Database, order: [String]?) throws -> RowImage? {
+    let rows = try Row.fetchCursor(
+      db, sql: order.map { orderedSelection($0 + [E.keyColumn]) } ?? "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    while let row = try rows.next() {
+      let decodes = order == nil ? (try? E(row: row)) != nil : (try? E(orderedRow: row)) != nil
+      // The key column comes last in the ordered selection: the entity may not read it.
+      if !decodes { return RowImage([E.keyColumn: order.map { row[$0.count] } ?? row[E.keyColumn]]) }
     }
     return nil
   }

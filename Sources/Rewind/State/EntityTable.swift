@@ -40,6 +40,18 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     }
   }
 
+  /// The entities `rows` decode to, through `decode`, `count` of them expected.
+  @inlinable
+  init(loading rows: RowCursor, count: Int, _ decode: (Row) throws -> Entity) throws {
+    storage.reserveCapacity(count)
+    while let row = try rows.next() {
+      let entity = try decode(row)
+      let id = entity.id
+      if isBeyondLargest(id) { largestID = id }
+      storage[id] = consume entity
+    }
+  }
+
   /// The number of entities.
   @inlinable
   public var count: Int { storage.count }
