@@ -60,6 +60,37 @@ struct MisnamedLabel: TestLabel {
   static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
+/// A label whose order leaves out a column of its table.
+struct ShortLabel: TestLabel {
+  static let databaseTableName = "labels"
+  var id: Int64
+  var text: String
+
+  static var databaseColumnOrder: [String]? { ["id"] }
+
+  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
+
+  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
+}
+
+/// A label whose order spells its columns as SQLite does not care to: in capitals.
+struct ShoutedOrderLabel: TestLabel {
+  static let databaseTableName = "labels"
+  var id: Int64
+  var text: String
+
+  static var databaseColumnOrder: [String]? { ["TEXT", "ID"] }
+
+  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
+
+  init(orderedRow row: Row) throws {
+    text = try row.decode(atIndex: 0)
+    id = try row.decode(atIndex: 1)
+  }
+
+  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
+}
+
 /// A label read by position whose text must be a date: a row whose text is not one does not
 /// decode.
 struct DatedLabel: TestLabel {
@@ -107,9 +138,31 @@ struct OrderedRowDecodingTests {
     let error = try #require(throws: RewindError.self) { try EntityRowTests.store(MisnamedLabel.self, path) }
     #expect(error.code == .schemaMismatch)
     #expect(
-      error.message.contains("labels has no column words, which MisnamedLabel reads (its databaseColumnOrder)"),
+      error.message.contains("MisnamedLabel.databaseColumnOrder names words, which labels does not have"),
       "\(error)")
     #expect(try RewindDatabase(path: path).export() == before)
+  }
+
+  /// A column the order leaves out would not be read: a lenient `init(row:)` would take its
+  /// default, and the next change would write it over the stored value.
+  @Test func anOrderLeavingOutAColumnIsRefusedByName() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("labels.sqlite")
+    try makeFile(path, [1: "one"])
+    let before = try RewindDatabase(path: path).export()
+    let error = try #require(throws: RewindError.self) { try EntityRowTests.store(ShortLabel.self, path) }
+    #expect(error.code == .schemaMismatch)
+    #expect(error.message.contains("ShortLabel.databaseColumnOrder leaves out text of labels"), "\(error)")
+    #expect(try RewindDatabase(path: path).export() == before)
+  }
+
+  @Test func columnNamesInAnOrderAreComparedAsSQLiteComparesThem() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("labels.sqlite")
+    try makeFile(path, [1: "one", 2: "two"])
+    let store = try EntityRowTests.store(ShoutedOrderLabel.self, path)
+    #expect(store.state.labels[2]?.text == "two")
+    #expect(store.state.labels.count == 2)
   }
 
   @Test func aRowThatDoesNotDecodeByPositionIsNamedByItsKey() throws {

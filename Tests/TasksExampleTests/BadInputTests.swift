@@ -88,7 +88,8 @@ struct BadInputTests {
     try makeDatabase()
     try DatabaseQueue(path: path).write { try $0.execute(sql: "ALTER TABLE tasks DROP COLUMN done") }
     let before = bytes()
-    try expectRefusal("tasks", ["--db", path, "show"], mentioning: "tasks has no column done, which TaskItem reads")
+    try expectRefusal(
+      "tasks", ["--db", path, "show"], mentioning: "TaskItem.databaseColumnOrder names done, which tasks does not have")
     #expect(bytes() == before)
   }
 

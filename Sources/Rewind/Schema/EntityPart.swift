@@ -55,6 +55,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       throw RewindError(
         .schemaMismatch, "entity table \(table) has no key column \(E.keyColumn)")
     }
+    try checkColumnOrder(against: columns)
     // Checked first: opening a set-up file must not write (it may be read-only).
     let registered = try Bool.fetchOne(
       db, sql: "SELECT 1 FROM rewind_entity_tables WHERE name = ? AND key_column = ?", arguments: [table, E.keyColumn])
@@ -68,7 +69,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
   func load(_ db: Database) throws -> (inout Root) -> Void {
     try checkUUIDKeyForm(db)
     let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
-    let order = try orderedColumns(db)
+    // Checked against the table's columns when the part was set up (`checkColumnOrder`).
+    let order = E.databaseColumnOrder
     let entities: EntityTable<E>
     do {
       if let order {
@@ -91,19 +93,30 @@ final class EntityPart<Root, E: Entity>: StatePart {
     return { root in root[keyPath: keyPath] = entities }
   }
 
-  /// The entity's ``Entity/databaseColumnOrder``, checked against the table's columns; `nil`
-  /// when it has none.
+  /// Refuses an ``Entity/databaseColumnOrder`` that does not name each of the table's
+  /// `columns` once (as SQLite compares names, ignoring case): a column it left out would not
+  /// be read (an initializer reading past the row stops the process in GRDB), one the table
+  /// lacks could not be selected.
   @usableFromInline
-  func orderedColumns(_ db: Database) throws -> [String]? {
-    guard let order = E.databaseColumnOrder else { return nil }
-    let columns = try db.columns(in: table).map(\.name)
-    if let missing = order.first(where: { !columns.contains($0) }) {
-      throw RewindError(
-        .schemaMismatch,
-        "\(table) has no column \(missing), which \(E.self) reads (its databaseColumnOrder); its columns are \(columns.sorted().joined(separator: ", "))"
-      )
-    }
-    return order
+  func checkColumnOrder(against columns: [String]) throws {
+    guard let order = E.databaseColumnOrder else { return }
+    let named = order.map { $0.lowercased() }
+    let existing = Set(columns.map { $0.lowercased() })
+    let problem: String? =
+      if let missing = order.first(where: { !existing.contains($0.lowercased()) }) {
+        "names \(missing), which \(table) does not have"
+      } else if let twice = order.first(where: { name in named.filter { $0 == name.lowercased() }.count > 1 }) {
+        "names \(twice) twice"
+      } else if case let left = columns.filter({ !named.contains($0.lowercased()) }), !left.isEmpty {
+        "leaves out \(left.joined(separator: ", ")) of \(table)"
+      } else {
+        nil
+      }
+    guard let problem else { return }
+    throw RewindError(
+      .schemaMismatch,
+      "\(E.self).databaseColumnOrder \(problem): it must name every column of \(table) once, in the order init(orderedRow:) reads them (\(table) has \(columns.joined(separator: ", ")))"
+    )
   }
 
   /// The `SELECT` of the columns `order` names, in that order.
@@ -119,7 +132,15 @@ final class EntityPart<Root, E: Entity>: StatePart {
   func checkOrderedDecoding(of entities: EntityTable<E>, _ db: Database) throws {
     let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) LIMIT 16")
     while let row = try rows.next() {
-      let byName = try E(row: row)
+      let byName: E
+      do {
+        byName = try E(row: row)
+      } catch {
+        throw RewindError(
+          .invalidValue,
+          "a row of \(table) reads by position (init(orderedRow:)) but not by name (init(row:)), which undo and other writers' changes use: \(describe(RowImage(Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues)))))",
+          underlying: error)
+      }
       guard let byPosition = entities[byName.id], byPosition == byName else {
         throw RewindError(
           .invalidValue,
@@ -135,11 +156,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @usableFromInline
   func firstUndecodableKey(_ db: Database, order: [String]?) throws -> RowImage? {
     let rows = try Row.fetchCursor(
-      db, sql: order.map { orderedSelection($0 + [E.keyColumn]) } ?? "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+      db, sql: order.map(orderedSelection) ?? "SELECT * FROM \(table.quotedDatabaseIdentifier)")
     while let row = try rows.next() {
       let decodes = order == nil ? (try? E(row: row)) != nil : (try? E(orderedRow: row)) != nil
-      // The key column comes last in the ordered selection: the entity may not read it.
-      if !decodes { return RowImage([E.keyColumn: order.map { row[$0.count] } ?? row[E.keyColumn]]) }
+      if !decodes { return RowImage([E.keyColumn: row[E.keyColumn]]) }
     }
     return nil
   }

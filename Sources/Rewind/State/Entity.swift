@@ -80,13 +80,17 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
   /// when the entity reads back as another value, so the claim is tested wherever the app's
   /// tests change entities. The claim covers the row as a whole: every column `init(row:)`
   /// reads is in the row, with a value it decodes. A release build trusts it: a row missing a
-  /// column would update only the columns it has, and one `init(row:)` cannot decode would make
-  /// the file fail to open. ("Debug builds" are those of the Rewind module, which SwiftPM
+  /// column would update only the columns it has, and one `init(row:)` (or
+  /// ``init(orderedRow:)``) cannot decode would make the file fail to open. ("Debug builds" are those of the Rewind module, which SwiftPM
   /// builds with the app's configuration.)
   static var databaseRowRoundTripsExactly: Bool { get }
 
-  /// The columns ``init(orderedRow:)`` reads, in the order it reads them; `nil` (the default)
-  /// when the entity reads its rows by name only, through `init(row:)`.
+  /// Every column of the entity's table, once, in the order ``init(orderedRow:)`` reads them;
+  /// `nil` (the default) when the entity reads its rows by name only, through `init(row:)`.
+  ///
+  /// An order that leaves out a column of the table, or names one it does not have, is
+  /// refused when a store opens the file (``RewindError/Code/schemaMismatch``): a migration
+  /// that adds a column must add it here too.
   static var databaseColumnOrder: [String]? { get }
 
   /// Decodes an entity from a row of exactly the columns ``databaseColumnOrder`` names, in
@@ -107,8 +111,9 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
   /// ```
   ///
   /// Debug builds also read the first rows of the table by name, through `init(row:)`, and
-  /// refuse to open the file (``RewindError/Code/invalidValue``) when an entity reads back as
-  /// another: a column order that does not match the initializer is found by the app's tests.
+  /// refuse to open the file (``RewindError/Code/invalidValue``) when one reads otherwise by
+  /// position: a column order that does not match the initializer is found by the app's tests
+  /// that reopen a file, as long as the swapped columns hold different values there.
   init(orderedRow row: Row) throws
 }
 
