@@ -138,7 +138,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       } catch {
         throw RewindError(
           .invalidValue,
-          "a row of \(table) reads by position (init(orderedRow:)) but not by name (init(row:)), which undo and other writers' changes use: \(describe(RowImage(Dictionary(uniqueKeysWithValues: zip(row.columnNames, row.databaseValues)))))",
+          "a row of \(table) reads by position (init(orderedRow:)) but not by name (init(row:)), which undo and other writers' changes use: \(describe(StateRows.image(of: row, in: table)))",
           underlying: error)
       }
       guard let byPosition = entities[byName.id], byPosition == byName else {
