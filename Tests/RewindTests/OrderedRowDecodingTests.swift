@@ -91,6 +91,29 @@ struct ShoutedOrderLabel: TestLabel {
   static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
+/// A label read by position whose `init(row:)` looks for a column the table does not have.
+struct HalfReadLabel: TestLabel {
+  static let databaseTableName = "labels"
+  var id: Int64
+  var text: String
+
+  static var databaseColumnOrder: [String]? { ["id", "text"] }
+
+  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
+
+  init(row: Row) throws {
+    id = try row.decode(forColumn: "id")
+    text = try row.decode(forColumn: "words")
+  }
+
+  init(orderedRow row: Row) throws {
+    id = try row.decode(atIndex: 0)
+    text = try row.decode(atIndex: 1)
+  }
+
+  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
+}
+
 /// A label read by position whose text must be a date: a row whose text is not one does not
 /// decode.
 struct DatedLabel: TestLabel {
@@ -187,6 +210,22 @@ struct OrderedRowDecodingTests {
       #expect(error.code == .invalidValue)
       #expect(error.message.contains("SwappedLabel 1 reads as another value by position"), "\(error)")
       #expect(error.message.contains("databaseColumnOrder"), "\(error)")
+      #expect(try RewindDatabase(path: path).export() == before)
+    }
+
+    /// Undo and other writers' changes read rows by name: an entity that reads only by
+    /// position would fail there, later.
+    @Test func debugBuildsRefuseAnEntityThatReadsByPositionButNotByName() throws {
+      let directory = try TemporaryDirectory()
+      let path = directory.path("labels.sqlite")
+      try makeFile(path, [1: "one"])
+      let before = try RewindDatabase(path: path).export()
+      let error = try #require(throws: RewindError.self) { try EntityRowTests.store(HalfReadLabel.self, path) }
+      #expect(error.code == .invalidValue)
+      #expect(
+        error.message.contains(#"a row of labels reads by position (init(orderedRow:)) but not by name (init(row:))"#),
+        "\(error)")
+      #expect(error.message.contains(#"{"id":1,"text":"one"}"#), "\(error)")
       #expect(try RewindDatabase(path: path).export() == before)
     }
   #endif
