@@ -73,14 +73,12 @@ final class EntityPart<Root, E: Entity>: StatePart {
     let order = E.databaseColumnOrder
     let entities: EntityTable<E>
     do {
-      if let order {
-        entities = try EntityTable(loading: Row.fetchCursor(db, sql: orderedSelection(order)), count: count) {
-          try E(orderedRow: $0)
-        }
-      } else {
-        entities = try EntityTable(
-          loading: E.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)"), count: count)
-      }
+      // A closure each, so that each decodes with no test per row.
+      let rows = try Row.fetchCursor(db, sql: selection(order))
+      entities =
+        order == nil
+        ? try EntityTable(loading: rows, count: count) { try E(row: $0) }
+        : try EntityTable(loading: rows, count: count) { try E(orderedRow: $0) }
     } catch {
       let key =
         (try? firstUndecodableKey(db, order: order)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
@@ -119,10 +117,10 @@ final class EntityPart<Root, E: Entity>: StatePart {
     )
   }
 
-  /// The `SELECT` of the columns `order` names, in that order.
+  /// The `SELECT` of the table's rows: of the columns `order` names, in that order, or of all.
   @usableFromInline
-  func orderedSelection(_ order: [String]) -> String {
-    "SELECT \(order.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table.quotedDatabaseIdentifier)"
+  func selection(_ order: [String]?) -> String {
+    "SELECT \(order?.map(\.quotedDatabaseIdentifier).joined(separator: ", ") ?? "*") FROM \(table.quotedDatabaseIdentifier)"
   }
 
   /// Debug builds: the first rows read by name (`init(row:)`) must be the entities read by
@@ -155,8 +153,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// failed.
   @usableFromInline
   func firstUndecodableKey(_ db: Database, order: [String]?) throws -> RowImage? {
-    let rows = try Row.fetchCursor(
-      db, sql: order.map(orderedSelection) ?? "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    let rows = try Row.fetchCursor(db, sql: selection(order))
     while let row = try rows.next() {
       let decodes = order == nil ? (try? E(row: row)) != nil : (try? E(orderedRow: row)) != nil
       if !decodes { return RowImage([E.keyColumn: row[E.keyColumn]]) }

@@ -81,8 +81,8 @@ where ID: Comparable & Codable & DatabaseValueConvertible & Sendable {
   /// tests change entities. The claim covers the row as a whole: every column `init(row:)`
   /// reads is in the row, with a value it decodes. A release build trusts it: a row missing a
   /// column would update only the columns it has, and one `init(row:)` (or
-  /// ``init(orderedRow:)``) cannot decode would make the file fail to open. ("Debug builds" are those of the Rewind module, which SwiftPM
-  /// builds with the app's configuration.)
+  /// ``init(orderedRow:)``) cannot decode would make the file fail to open. ("Debug builds"
+  /// are those of the Rewind module, which SwiftPM builds with the app's configuration.)
   static var databaseRowRoundTripsExactly: Bool { get }
 
   /// Every column of the entity's table, once, in the order ``init(orderedRow:)`` reads them;

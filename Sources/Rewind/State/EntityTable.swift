@@ -27,20 +27,8 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     largestID = storage.keys.max()
   }
 
-  /// The entities `cursor` reads, `count` of them expected (an estimate: it reserves space).
-  @inlinable
-  init(loading cursor: RecordCursor<Entity>, count: Int) throws {
-    storage.reserveCapacity(count)
-    while let entity = try cursor.next() {
-      let id = entity.id
-      if isBeyondLargest(id) { largestID = id }
-      // Moved, not copied: each copy of an entity retains its strings, and the release of the
-      // copy left behind is an atomic operation per string (a few percent of opening).
-      storage[id] = consume entity
-    }
-  }
-
-  /// The entities `rows` decode to, through `decode`, `count` of them expected.
+  /// The entities `rows` decode to, through `decode`, `count` of them expected (an estimate:
+  /// it reserves space).
   @inlinable
   init(loading rows: RowCursor, count: Int, _ decode: (Row) throws -> Entity) throws {
     storage.reserveCapacity(count)
@@ -48,6 +36,8 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
       let entity = try decode(row)
       let id = entity.id
       if isBeyondLargest(id) { largestID = id }
+      // Moved, not copied: each copy of an entity retains its strings, and the release of the
+      // copy left behind is an atomic operation per string (a few percent of opening).
       storage[id] = consume entity
     }
   }
