@@ -27,7 +27,7 @@ extension StateRows {
       if let columns = Self.sharedColumns(of: rows.values, in: table) {
         let header = Self.rowsHeader(columns)
         for (rowIndex, key) in keys.enumerated() {
-          out.append(contentsOf: rowIndex == 0 ? header : [UInt8(ascii: ",")])
+          if rowIndex == 0 { out.append(contentsOf: header) } else { out.append(UInt8(ascii: ",")) }
           let row = rows[key]!
           Self.appendValues(columns.lazy.map { row[$0] ?? .null }, to: &out)
         }
