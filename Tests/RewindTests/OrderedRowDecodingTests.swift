@@ -9,98 +9,86 @@ import Testing
 // column the table lacks is refused by name; an order that does not match the initializer is
 // refused in debug builds; a row that does not decode is named by its key.
 
+/// A label of these tests: a row of `ShoutedLabel`'s table, read by position or not. Each
+/// keeps its memberwise `init(id:text:)`: its own initializers are in extensions.
+protocol LabelsTableLabel: TestLabel {}
+
+extension LabelsTableLabel {
+  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
+}
+
 /// A label read by position, its columns named in an order that is not the table's.
-struct PositionalLabel: TestLabel {
+struct PositionalLabel: LabelsTableLabel {
   static let databaseTableName = "labels"
   nonisolated(unsafe) static var orderedDecodes = 0
+  static var databaseColumnOrder: [String]? { ["text", "id"] }
   var id: Int64
   var text: String
+}
 
-  static var databaseColumnOrder: [String]? { ["text", "id"] }
-
-  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
-
+extension PositionalLabel {
   init(orderedRow row: Row) throws {
     text = try row.decode(atIndex: 0)
     id = try row.decode(atIndex: 1)
     Self.orderedDecodes += 1
   }
-
-  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
 /// A label whose column order does not match its initializer: it reads `id` where `text` is.
-struct SwappedLabel: TestLabel {
+struct SwappedLabel: LabelsTableLabel {
   static let databaseTableName = "labels"
+  static var databaseColumnOrder: [String]? { ["id", "text"] }
   var id: Int64
   var text: String
+}
 
-  static var databaseColumnOrder: [String]? { ["id", "text"] }
-
-  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
-
+extension SwappedLabel {
   init(orderedRow row: Row) throws {
     text = try row.decode(atIndex: 0)
     id = try row.decode(atIndex: 1)
   }
-
-  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
 /// A label whose order names a column the table does not have.
-struct MisnamedLabel: TestLabel {
+struct MisnamedLabel: LabelsTableLabel {
   static let databaseTableName = "labels"
+  static var databaseColumnOrder: [String]? { ["id", "words"] }
   var id: Int64
   var text: String
-
-  static var databaseColumnOrder: [String]? { ["id", "words"] }
-
-  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
-
-  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
 /// A label whose order leaves out a column of its table.
-struct ShortLabel: TestLabel {
+struct ShortLabel: LabelsTableLabel {
   static let databaseTableName = "labels"
+  static var databaseColumnOrder: [String]? { ["id"] }
   var id: Int64
   var text: String
-
-  static var databaseColumnOrder: [String]? { ["id"] }
-
-  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
-
-  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
 /// A label whose order spells its columns as SQLite does not care to: in capitals.
-struct ShoutedOrderLabel: TestLabel {
+struct ShoutedOrderLabel: LabelsTableLabel {
   static let databaseTableName = "labels"
+  static var databaseColumnOrder: [String]? { ["TEXT", "ID"] }
   var id: Int64
   var text: String
+}
 
-  static var databaseColumnOrder: [String]? { ["TEXT", "ID"] }
-
-  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
-
+extension ShoutedOrderLabel {
   init(orderedRow row: Row) throws {
     text = try row.decode(atIndex: 0)
     id = try row.decode(atIndex: 1)
   }
-
-  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
 /// A label read by position whose `init(row:)` looks for a column the table does not have.
-struct HalfReadLabel: TestLabel {
+struct HalfReadLabel: LabelsTableLabel {
   static let databaseTableName = "labels"
+  static var databaseColumnOrder: [String]? { ["id", "text"] }
   var id: Int64
   var text: String
+}
 
-  static var databaseColumnOrder: [String]? { ["id", "text"] }
-
-  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
-
+extension HalfReadLabel {
   init(row: Row) throws {
     id = try row.decode(forColumn: "id")
     text = try row.decode(forColumn: "words")
@@ -110,28 +98,23 @@ struct HalfReadLabel: TestLabel {
     id = try row.decode(atIndex: 0)
     text = try row.decode(atIndex: 1)
   }
-
-  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
 /// A label read by position whose text must be a date: a row whose text is not one does not
 /// decode.
-struct DatedLabel: TestLabel {
+struct DatedLabel: LabelsTableLabel {
   static let databaseTableName = "labels"
+  static var databaseColumnOrder: [String]? { ["id", "text"] }
   var id: Int64
   var text: String
+}
 
-  static var databaseColumnOrder: [String]? { ["id", "text"] }
-
-  init(id: Int64, text: String) { (self.id, self.text) = (id, text) }
-
+extension DatedLabel {
   init(orderedRow row: Row) throws {
     id = try row.decode(atIndex: 0)
     let date: Date = try row.decode(atIndex: 1)
     text = "\(date)"
   }
-
-  static func createTable(_ db: Database) throws { try ShoutedLabel.createTable(db) }
 }
 
 @MainActor
