@@ -15,20 +15,21 @@ import GRDBSQLite
 ///   goes on writing.
 /// - A passive checkpoint cannot start the WAL over while a writer keeps adding to it: the
 ///   WAL starts over at a commit that finds it wholly copied. Once a pass leaves the WAL past
-///   `marks.restartPages`, finishing passes copy the pages written since, one after another,
-///   until one ends in a pause between sends (as an app's come, and the benchmark's blocks);
-///   the next commit then starts the WAL over, having copied and synced nothing itself. Only
-///   where no pause comes (sends with no gap as long as a pass, until the WAL passes
-///   `marks.commitFinishPages`), or a read transaction holds passes back, does the store's
-///   next commit finish it: it copies the pages written since the last pass, and syncs, on
-///   the sending thread (2.5 to 4.5 ms at 100,000 tasks here, once every 1,000 pages when
-///   commits always did). A pass that leaves more than `marks.finishPages` uncopied (a
-///   reader of another connection held it back) is followed by more passes instead, while
-///   they gain. The marks are SQLite's own, not higher: each frame a commit appends is
-///   entered in the WAL's index past every earlier frame of the same page, and the pages
-///   every commit writes (the log's last page, the undo stack's) are there once per commit
-///   since the WAL started over, so a commit's cost grows with the WAL's length (at 4,000
-///   pages, 1,400 instructions more per send).
+///   `marks.restartPages`, a finishing pass waits for a pause between sends (as an app's
+///   come, and the benchmark's blocks) and copies the pages written since; the next commit
+///   then starts the WAL over, having copied and synced nothing itself. Where no pause comes
+///   before the WAL passes `marks.commitFinishPages`, three finishing passes in a row gain
+///   nothing (a reader of another connection holds them back), or a snapshot's step waits for
+///   the WAL to start over, the store's next commit finishes instead: it copies the pages
+///   written since the last pass, and syncs, on the sending thread (2.5 to 4.5 ms at 100,000
+///   tasks here, once every 1,000 pages when commits always did). A pass that leaves more
+///   than `marks.finishPages` uncopied (a reader of another connection held it back) is
+///   followed by more passes instead, while they gain. The WAL grows past SQLite's own mark
+///   only while sends leave no pause, up to `marks.commitFinishPages`: each frame a commit
+///   appends is entered in the WAL's index past every earlier frame of the same page, and
+///   the pages every commit writes (the log's last page, the undo stack's) are there once per
+///   commit since the WAL started over, so a commit's cost grows with the WAL's length (at
+///   4,000 pages, 1,400 instructions more per send).
 /// - If passes fail (the worker cannot open the file, say), or fall behind (a pass not started
 ///   while the WAL doubled: the global queues busy, a slow sync), commits past
 ///   `marks.inlinePages` checkpoint themselves: the WAL stays bounded, as with SQLite's own.
@@ -44,15 +45,15 @@ final class WALCheckpointer: @unchecked Sendable {
   struct Marks: Sendable {
     /// A commit past it wakes the worker: SQLite's own automatic checkpoint mark.
     var backgroundPages: Int32 = 1_000
-    /// A pass that leaves the WAL past it is followed by finishing passes, which copy the
-    /// pages written meanwhile, until one copies the whole WAL in a pause between sends (the
-    /// next commit then starts it over): it starts over about as often as with SQLite's own
-    /// checkpoint.
+    /// A pass that leaves the WAL past it is followed by a finishing pass in the next pause
+    /// between sends: the WAL starts over about as often as with SQLite's own checkpoint.
     var restartPages: Int32 = 1_000
-    /// A WAL past it that finishing passes could not wholly copy (sends with no pause as long
-    /// as a pass, or a reader of another connection holding passes back) is finished by the
-    /// store's next commit, which copies the pages written since the last pass itself.
-    var commitFinishPages: Int32 = 4_000
+    /// Sends with no pause (see `pause`) until the WAL passes it leave the store's next commit
+    /// to finish (never past `inlinePages`): twice SQLite's mark, where a commit costs some
+    /// 500 instructions more than at 1,000 pages.
+    var commitFinishPages: Int32 = 2_000
+    /// No commit for this long is a pause, in which a finishing pass runs.
+    var pause: Duration = .microseconds(500)
     /// The most pages a pass may leave uncopied for a commit to finish: past it (a reader of
     /// another connection held the pass back, and the WAL grew by a million pages while
     /// `rewind verify` read), another pass copies them, off the store's thread; a commit that
@@ -71,8 +72,12 @@ final class WALCheckpointer: @unchecked Sendable {
   private var running = false
   /// A commit asked for a pass while one ran: the worker runs another after it.
   private var requestedAgain = false
-  /// A pass left the WAL past `marks.restartPages`: the store's next commit finishes it.
+  /// Finishing passes could not copy the whole WAL (see `marks.commitFinishPages`): the
+  /// store's next commit finishes it.
   private var restartWanted = false
+  /// Readers waiting in ``waitForWALToStartOver(atMost:)``: while there are some, the store's
+  /// next commit finishes a pass, rather than a finishing pass wait for a pause.
+  private var readersWaitingForRestart = 0
   /// The WAL's size when the pass that set `restartWanted` ended: a smaller one has started
   /// over since, and there is nothing left to finish.
   private var restartLog: Int32 = 0
@@ -190,10 +195,11 @@ final class WALCheckpointer: @unchecked Sendable {
   /// `marks.finishPages` behind while it still made progress, and no finishing pass is due.
   private func runPasses() {
     var lastCopied: Int32 = -1
-    /// Finishing passes in a row that copied nothing new: a read transaction, another
-    /// connection's or a commit's own, held them back.
+    /// Finishing passes in a row that copied nothing new: a reader held them back.
     var heldBack = 0
+    var finishing = false
     while true {
+      if finishing, !waitForPause() { return }
       let outcome = try? pass()
       // Another connection is checkpointing: give it a moment rather than spin on its lock.
       if outcome != nil, outcome?.copied == nil { Thread.sleep(forTimeInterval: 0.001) }
@@ -201,21 +207,23 @@ final class WALCheckpointer: @unchecked Sendable {
         let paused = waiting
         passFailed = outcome == nil
         var progressing = false
-        var finishing = false
+        finishing = false
         if let outcome, let copied = outcome.copied {
           counts.background += 1
           let uncopied = outcome.walPages - copied
           // A WAL this large has not started over for a while: writers never let it. Much
           // left uncopied, another pass copies it as long as passes gain (a reader of another
-          // connection may hold them all back). A little, finishing passes copy it, until one
-          // copies the whole WAL in a pause between sends; where they cannot (no pause comes,
-          // or a reader holds them back), the store's next commit finishes it.
+          // connection may hold them all back). A little, a finishing pass copies it in the
+          // next pause; where none comes, or passes are held back, or a reader waits for the
+          // WAL to start over, the store's next commit finishes it.
           if outcome.walPages >= marksValue.restartPages, uncopied > 0 {
             let gained = copied != lastCopied  // fewer: the WAL started over meanwhile
             heldBack = gained ? 0 : heldBack + 1
             if uncopied > marksValue.finishPages {
               progressing = gained
-            } else if heldBack < Self.finishingTriesHeldBack, outcome.walPages < marksValue.commitFinishPages {
+            } else if heldBack < Self.finishingTriesHeldBack, outcome.walPages < commitFinishMark,
+              readersWaitingForRestart == 0
+            {
               finishing = true
             } else {
               (restartWanted, restartLog) = (true, outcome.walPages)
@@ -230,15 +238,44 @@ final class WALCheckpointer: @unchecked Sendable {
         return again
       }
       guard again else { return }
-      // A pass held back by a transaction that is about to end: give it a moment.
-      if heldBack > 0 { Thread.sleep(forTimeInterval: 0.001) }
     }
   }
 
-  /// How many finishing passes in a row may copy nothing new before the store's next commit
-  /// is asked to finish instead: a commit's own read transaction holds a pass back for a
-  /// moment, a reader of another connection for as long as it reads.
+  /// The WAL size past which the store's next commit finishes a pass rather than wait for a
+  /// pause: never past the mark where commits checkpoint themselves anyway. Read with the lock
+  /// held.
+  private var commitFinishMark: Int32 { min(marksValue.commitFinishPages, marksValue.inlinePages) }
+
+  /// How many finishing passes in a row may copy nothing new (the first of a run always
+  /// gains) before the store's next commit is asked to finish instead.
   static let finishingTriesHeldBack = 3
+
+  /// Waits for a pause between the store's commits, for a finishing pass. Returns `false`,
+  /// with the worker's run ended, when it is to stop or wait, and also, with the store's next
+  /// commit asked to finish, when the WAL passes the mark first or a reader waits for it to
+  /// start over.
+  private func waitForPause() -> Bool {
+    var (seen, since) = (lock.withLock { commits }, ContinuousClock.now)
+    while true {
+      Thread.sleep(forTimeInterval: 0.000_1)
+      let outcome = lock.withLock { () -> Bool? in
+        if stopped || waiting {
+          running = false
+          return false
+        }
+        if walPages >= commitFinishMark || readersWaitingForRestart > 0 {
+          (restartWanted, restartLog, running) = (true, walPages, false)
+          return false
+        }
+        if commits != seen {
+          (seen, since) = (commits, ContinuousClock.now)
+          return nil
+        }
+        return ContinuousClock.now - since >= marksValue.pause ? true : nil
+      }
+      if let outcome { return outcome }
+    }
+  }
 
   /// What a pass found: the pages the WAL holds (all it ever held since it last started over,
   /// copied or not), and how many of them are copied into the file, or `nil` when another
@@ -288,7 +325,11 @@ final class WALCheckpointer: @unchecked Sendable {
   /// commits again, so the reader goes on then.
   func waitForWALToStartOver(atMost limit: Duration = .milliseconds(100)) {
     let deadline = ContinuousClock.now + limit
-    var seen = lock.withLock { commits }
+    var seen = lock.withLock {
+      readersWaitingForRestart += 1
+      return commits
+    }
+    defer { lock.withLock { readersWaitingForRestart -= 1 } }
     while ContinuousClock.now < deadline {
       Thread.sleep(forTimeInterval: 0.000_5)
       let (long, latest) = lock.withLock { (walPages >= marksValue.restartPages && !stopped, commits) }
