@@ -105,6 +105,37 @@ import Testing
     #expect(try fileState(path) == store.state)
   }
 
+  /// A snapshot's step waits for a long WAL to start over before it reads: while it waits, a
+  /// finishing pass does not wait for a pause, the store's next commit finishes it, and the
+  /// WAL starts over (found in review: with sends that never paused, each step waited its
+  /// full 100 ms).
+  @Test func aReaderWaitingForTheWALToStartOverHasTheNextCommitFinishThePass() throws {
+    // Sends never pause for 10 s, and commits would finish nothing on their own.
+    let store = try store(
+      marks: .init(
+        backgroundPages: 10, restartPages: 40, commitFinishPages: 1_000_000, pause: .seconds(10),
+        inlinePages: 1_000_000))
+    let checkpointer = store.repository.checkpointer!
+    for index in 0..<60 { try store.send(.add(title: "Entry \(index)")) }
+    #expect(checkpointer.checkpoints.inline == 0)
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      checkpointer.waitForWALToStartOver(atMost: .seconds(60))
+      done.signal()
+    }
+    // Sends go on while the reader waits, and a few after: the WAL's smallest size meanwhile
+    // shows whether it started over.
+    var (sent, after, smallest) = (0, 0, Int32.max)
+    while after < 5 {
+      if done.wait(timeout: .now()) == .success || after > 0 { after += 1 }
+      try store.send(.add(title: "While waiting \(sent)"))
+      (sent, smallest) = (sent + 1, min(smallest, checkpointer.walPagesAfterLastCommit))
+    }
+    #expect(checkpointer.checkpoints.inline > 0, "no commit finished a pass for the waiting reader")
+    #expect(smallest < 40, "the WAL never started over in \(sent) sends")
+    #expect(try fileState(path) == store.state)
+  }
+
   @Test func aCommitFinishesACheckpointThatCouldNotStartTheWALOver() throws {
     let store = try store(marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 1_000_000))
     let checkpointer = store.repository.checkpointer!

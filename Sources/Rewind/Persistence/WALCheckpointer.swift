@@ -117,6 +117,9 @@ final class WALCheckpointer: @unchecked Sendable {
   /// The checkpoints run so far.
   var checkpoints: Counts { lock.withLock { counts } }
 
+  /// The pages the WAL held after the store's last commit: for tests.
+  var walPagesAfterLastCommit: Int32 { lock.withLock { walPages } }
+
   /// Whether checkpoints wait, besides while ``snapshotIsReading`` says so: for tests.
   var isPaused: Bool {
     get { lock.withLock { paused } }
