@@ -64,10 +64,9 @@ import Testing
   }
 
   @Test func aSteadyStreamOfSendsKeepsTheWALBounded() throws {
-    // No waiting: the worker chases the commits, and once the WAL passes the commit-finish
-    // mark with no pause, the store finishes a pass itself, so the WAL starts over.
-    // Sends never pause for 10 s: finishing passes never run. (The inline mark bounds the WAL
-    // where a loaded machine holds passes back: tests run in parallel on two cores.)
+    // No waiting, and sends never pause for 10 s, so finishing passes never run: once the WAL
+    // passes the commit-finish mark, the store finishes a pass itself, and the WAL starts over.
+    // (The inline mark bounds the WAL where a loaded machine holds passes back.)
     let store = try store(
       marks: .init(
         backgroundPages: 10, restartPages: 40, commitFinishPages: 80, pause: .seconds(10), inlinePages: 3_000))
@@ -320,7 +319,8 @@ import Testing
   }
 }
 
-/// A flag a test sets while the checkpointer reads it from its commits.
+/// A flag a test sets on one thread while another reads it (the checkpointer, from its
+/// commits, or a reader waiting for the WAL to start over).
 private final class ReadingFlag: @unchecked Sendable {
   private let lock = NSLock()
   private var reading = true
