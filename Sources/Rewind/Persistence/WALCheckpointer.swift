@@ -15,17 +15,17 @@ import GRDBSQLite
 ///   goes on writing.
 /// - A passive checkpoint cannot start the WAL over while a writer keeps adding to it: the
 ///   WAL starts over at a commit that finds it wholly copied. Once a pass leaves the WAL past
-///   `marks.restartPages`, a finishing pass waits for a pause between sends (as an app's
-///   come, and the benchmark's blocks) and copies the pages written since; the next commit
-///   then starts the WAL over, having copied and synced nothing itself. Where no pause comes
+///   `marks.restartPages`, a finishing pass waits for a pause between sends (an app's sends
+///   leave pauses, as do the benchmark's blocks) and copies the pages written since; the next
+///   commit then starts the WAL over, having copied and synced nothing itself. Where no pause comes
 ///   before the WAL passes `marks.commitFinishPages`, three finishing passes in a row gain
 ///   nothing (a reader of another connection holds them back), or a snapshot's step waits for
 ///   the WAL to start over, the store's next commit finishes instead: it copies the pages
 ///   written since the last pass, and syncs, on the sending thread (2.5 to 4.5 ms at 100,000
 ///   tasks here, once every 1,000 pages when commits always did). A pass that leaves more
 ///   than `marks.finishPages` uncopied (a reader of another connection held it back) is
-///   followed by more passes instead, while they gain. The WAL grows past SQLite's own mark
-///   only while sends leave no pause, up to `marks.commitFinishPages`: each frame a commit
+///   followed by more passes instead, while they gain. Under a stream of sends, the WAL grows
+///   past SQLite's own mark only up to `marks.commitFinishPages`: each frame a commit
 ///   appends is entered in the WAL's index past every earlier frame of the same page, and
 ///   the pages every commit writes (the log's last page, the undo stack's) are there once per
 ///   commit since the WAL started over, so a commit's cost grows with the WAL's length (at
@@ -72,11 +72,12 @@ final class WALCheckpointer: @unchecked Sendable {
   private var running = false
   /// A commit asked for a pass while one ran: the worker runs another after it.
   private var requestedAgain = false
-  /// Finishing passes could not copy the whole WAL (see `marks.commitFinishPages`): the
-  /// store's next commit finishes it.
+  /// Finishing passes could not copy the whole WAL (no pause came before
+  /// `marks.commitFinishPages`, passes were held back, or a reader waits for the WAL to start
+  /// over): the store's next commit finishes it.
   private var restartWanted = false
   /// Readers waiting in ``waitForWALToStartOver(atMost:)``: while there are some, the store's
-  /// next commit finishes a pass, rather than a finishing pass wait for a pause.
+  /// next commit finishes a pass, rather than a finishing pass waiting for a pause.
   private var readersWaitingForRestart = 0
   /// The WAL's size when the pass that set `restartWanted` ended: a smaller one has started
   /// over since, and there is nothing left to finish.
