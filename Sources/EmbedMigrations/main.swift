@@ -12,14 +12,14 @@ guard arguments.count >= 2, let output = arguments.first else {
   FileHandle.standardError.write(Data("usage: EmbedMigrations OUTPUT.swift (FOLDER | FILE.sql...)\n".utf8))
   exit(2)
 }
+let last = arguments.last!
 var isFolder: ObjCBool = false
 let files =
-  arguments.count == 2 && FileManager.default.fileExists(atPath: arguments.last!, isDirectory: &isFolder)
-    && isFolder.boolValue
-  ? try FileManager.default.contentsOfDirectory(atPath: arguments.last!)
+  arguments.count == 2 && FileManager.default.fileExists(atPath: last, isDirectory: &isFolder) && isFolder.boolValue
+  ? try FileManager.default.contentsOfDirectory(atPath: last)
     .filter { $0.hasSuffix(".sql") }
     .sorted()
-    .map { URL(fileURLWithPath: arguments.last!).appendingPathComponent($0).path }
+    .map { URL(fileURLWithPath: last).appendingPathComponent($0).path }
   : Array(arguments.dropFirst())
 
 var source = """

@@ -128,7 +128,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// initializer, and every open would read wrong values.
   @usableFromInline
   func checkOrderedDecoding(of entities: EntityTable<E>, _ db: Database) throws {
-    let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) LIMIT 16")
+    let rows = try Row.fetchCursor(db, sql: "\(selection(nil)) LIMIT 16")
     while let row = try rows.next() {
       let byName: E
       do {
