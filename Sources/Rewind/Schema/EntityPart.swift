@@ -324,6 +324,8 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @inlinable
   func idTest(in root: Root) -> Any? {
     let entities = root[keyPath: keyPath]
+    // Integer ids close together are looked up in bits the processor's cache holds.
+    if let ids = DenseIntegerIDs(entities.ids) { return { (id: E.ID) in ids.contains(id) } as (E.ID) -> Bool }
     return { (id: E.ID) in entities.contains(id: id) } as (E.ID) -> Bool
   }
 
