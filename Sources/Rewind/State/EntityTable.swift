@@ -32,12 +32,31 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   @inlinable
   init(loading rows: RowCursor, count: Int, _ decode: (Row) throws -> Entity) throws {
     storage.reserveCapacity(count)
+    // Stored in batches: each store into a large table is a cache miss, and the atomic
+    // operations of reading a row (a retain, an allocation's lock) wait for the stores before
+    // them, one miss at a time; a batch's stores, with nothing atomic between them, miss
+    // together.
+    var batch: [Entity] = []
+    batch.reserveCapacity(Self.loadingBatch)
     while let row = try rows.next() {
-      let entity = try decode(row)
+      batch.append(try decode(row))
+      if batch.count == Self.loadingBatch { storeLoaded(&batch) }
+    }
+    storeLoaded(&batch)
+  }
+
+  /// How many decoded entities ``init(loading:count:_:)`` stores at once.
+  @inlinable
+  static var loadingBatch: Int { 1_024 }
+
+  /// Stores and empties `batch`.
+  @inlinable
+  mutating func storeLoaded(_ batch: inout [Entity]) {
+    // Moved, not copied: each copy of an entity retains its strings, and the release of the
+    // copy left behind is an atomic operation per string (a few percent of opening).
+    while let entity = batch.popLast() {
       let id = entity.id
       if isBeyondLargest(id) { largestID = id }
-      // Moved, not copied: each copy of an entity retains its strings, and the release of the
-      // copy left behind is an atomic operation per string (a few percent of opening).
       storage[id] = consume entity
     }
   }
