@@ -60,6 +60,8 @@ struct CreationInBatchesTests {
     #expect(reopened.state.allTasks == initial.allTasks)
     #expect(reopened.state.favorited == initial.favorited)
     #expect(reopened.state.projectTasks == initial.projectTasks)
+    // Loaded in batches, the largest id is still found: new tasks take the next one.
+    #expect(reopened.state.tasks.nextID == initial.tasks.ids.max()! + 1)
 
     let database = try RewindDatabase(path: path)
     #expect(try database.verify().problems == [])

@@ -37,7 +37,13 @@ struct DenseIntegerIDsTests {
     #expect(DenseIntegerIDs([UUID()]) == nil)
     #expect(DenseIntegerIDs(["a", "b"]) == nil)
     #expect(DenseIntegerIDs([Int64]()) == nil)
+    // Other integer types and wrappers are looked up in the table.
+    #expect(DenseIntegerIDs([1, 2] as [Int32]) == nil)
+    #expect(DenseIntegerIDs([1, 2] as [UInt64]) == nil)
+    #expect(DenseIntegerIDs([WrappedID(rawValue: 1)]) == nil)
   }
+
+  struct WrappedID: RawRepresentable, Hashable { var rawValue: Int64 }
 
   @Test func idsSpreadOverMoreThan64ValuesEachGetNoSet() {
     #expect(DenseIntegerIDs([0, 64] as [Int64]) != nil)

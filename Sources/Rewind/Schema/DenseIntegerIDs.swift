@@ -1,13 +1,12 @@
-/// The ids of an entity table keyed by integers (`Int64` or `Int`), as one bit for each id
-/// between the smallest and the largest: what the dangling-entry check of an open looks ids up
-/// in.
+/// The ids of an entity table keyed by `Int64` or `Int`, as one bit for each value from the
+/// smallest id to the largest: what the dangling-entry check of an open looks ids up in.
 ///
 /// That check looks up every member of every order list. In the table's own dictionary, at a
 /// million entities, each look-up is a cache miss (about a tenth of opening a million tasks);
-/// the bits of a million ids are 125 KiB, which the processor's cache holds. Ids spread over
-/// more than 64 times as many values as there are ids would take more memory than the keys
-/// themselves, and get no set (`nil`), as do ids of other types: the check then looks them up
-/// in the table.
+/// the bits of a million consecutive ids are 122 KiB, which the processor's cache holds. Ids
+/// spread over more than 64 values each would take more memory than the keys themselves, and
+/// get no set (`nil`), as do ids of other types (`Int32`, `UInt64`, a wrapper type): the
+/// check then looks them up in the table.
 @usableFromInline
 struct DenseIntegerIDs {
   @usableFromInline let lowest: Int64
@@ -30,7 +29,7 @@ struct DenseIntegerIDs {
     words = Array(repeating: 0, count: Int(span / 64) + 1)
     for id in ids {
       let offset = UInt64(bitPattern: Self.integer(id)! &- lowest)
-      words[Int(offset / 64)] |= 1 << (offset % 64)
+      words[Int(offset / 64)] |= 1 &<< (offset % 64)
     }
   }
 
@@ -38,9 +37,10 @@ struct DenseIntegerIDs {
   @inlinable
   func contains<ID>(_ id: ID) -> Bool {
     guard let value = Self.integer(id) else { return false }
+    // A value below `lowest` wraps to an offset past the words; refused as one.
     let offset = UInt64(bitPattern: value &- lowest)
-    guard value >= lowest, offset / 64 < UInt64(words.count) else { return false }
-    return words[Int(offset / 64)] & (1 << (offset % 64)) != 0
+    guard offset / 64 < UInt64(words.count) else { return false }
+    return words[Int(offset / 64)] & (1 &<< (offset % 64)) != 0
   }
 
   /// `id` as an `Int64` when it is one or an `Int`. Specialized code, where `ID` is known,

@@ -324,9 +324,13 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @inlinable
   func idTest(in root: Root) -> Any? {
     let entities = root[keyPath: keyPath]
-    // Integer ids close together are looked up in bits the processor's cache holds.
-    if let ids = DenseIntegerIDs(entities.ids) { return { (id: E.ID) in ids.contains(id) } as (E.ID) -> Bool }
-    return { (id: E.ID) in entities.contains(id: id) } as (E.ID) -> Bool
+    // `Int64` or `Int` ids close together are looked up in bits the processor's cache holds,
+    // built at the first look-up: a table no list names costs nothing.
+    var (dense, built): (DenseIntegerIDs?, Bool) = (nil, false)
+    return { (id: E.ID) in
+      if !built { (dense, built) = (DenseIntegerIDs(entities.ids), true) }
+      return dense?.contains(id) ?? entities.contains(id: id)
+    } as (E.ID) -> Bool
   }
 
   @usableFromInline

@@ -37,7 +37,7 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     // them, one miss at a time; a batch's stores, with nothing atomic between them, miss
     // together.
     var batch: [Entity] = []
-    batch.reserveCapacity(Self.loadingBatch)
+    batch.reserveCapacity(min(count, Self.loadingBatch))
     while let row = try rows.next() {
       batch.append(try decode(row))
       if batch.count == Self.loadingBatch { storeLoaded(&batch) }
@@ -49,11 +49,15 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   @inlinable
   static var loadingBatch: Int { 1_024 }
 
-  /// Stores and empties `batch`.
+  /// Stores and empties `batch`, in its order: of two rows whose ids are equal in Swift but not
+  /// in SQLite (strings that differ only in Unicode normalization), the one read last is kept,
+  /// wherever the batches fall.
   @inlinable
   mutating func storeLoaded(_ batch: inout [Entity]) {
     // Moved, not copied: each copy of an entity retains its strings, and the release of the
-    // copy left behind is an atomic operation per string (a few percent of opening).
+    // copy left behind is an atomic operation per string (a few percent of opening). Reversed
+    // in place (swaps, nothing retained) so that popping takes them in order.
+    batch.reverse()
     while let entity = batch.popLast() {
       let id = entity.id
       if isBeyondLargest(id) { largestID = id }
