@@ -366,8 +366,9 @@ extension StateSchema {
   /// Every commit keeps lists and tables in step, so a list naming a missing row is a table
   /// changed behind the engine's back (a row deleted with `sqlite3`). Opening it would let the
   /// app write history over it: a new entity taking the missing one's id would join the list
-  /// in its place. Checked in memory, in each part's specialized code: a bit per id where the
-  /// ids are integers close together (`DenseIntegerIDs`), else a hash look-up per list entry.
+  /// in its place. Checked in memory, in each part's specialized code: a bit test where the
+  /// ids are `Int64` or `Int` close together (`DenseIntegerIDs`), else a hash look-up per list
+  /// entry.
   func loaded(_ db: Database, onto root: Root) throws -> Root {
     var loaded = root
     try load(db).apply(to: &loaded)
