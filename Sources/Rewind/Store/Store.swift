@@ -15,6 +15,8 @@ import Observation
 /// Opening a database loads the last committed state from its tables. If a commit fails, the
 /// store stays at the last committed state and the call throws. Any number of stores and
 /// `rewind` processes may write one file: each write first catches up with the others.
+/// Releasing a store frees its state on a background queue, not on the releasing thread: a
+/// million tasks take about 0.4 s to free.
 ///
 /// The reducer and the effects it starts read generated ids, the date and other
 /// [dependencies](https://github.com/pointfreeco/swift-dependencies) with `@Dependency`: they
@@ -61,6 +63,11 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   deinit {
     let effects = effects
     Task { @MainActor in effects.cancelAll() }
+    // The state is freed off the releasing thread (see `BackgroundRelease`): the store's own
+    // copy is replaced first, so that the queue's is the last.
+    let released = current
+    current = initialState
+    BackgroundRelease.free(consume released)
   }
 
   /// The key path observers of the state and of the history are registered under. A commit
