@@ -15,8 +15,10 @@ import Observation
 /// Opening a database loads the last committed state from its tables. If a commit fails, the
 /// store stays at the last committed state and the call throws. Any number of stores and
 /// `rewind` processes may write one file: each write first catches up with the others.
-/// Releasing a store frees its state on a background queue, not on the releasing thread: a
-/// million tasks take about 0.4 s to free.
+/// Releasing a store frees its state on a background queue, not on the releasing thread (a
+/// million tasks take about 0.4 s to free), unless something else still holds it, such as a
+/// scoped store a view keeps; deinitializers of objects in the state run on that queue. The
+/// initial state the store was given is freed where the store is released.
 ///
 /// The reducer and the effects it starts read generated ids, the date and other
 /// [dependencies](https://github.com/pointfreeco/swift-dependencies) with `@Dependency`: they
