@@ -31,7 +31,8 @@ struct Results {
   var openRawMs: [String: Double] = [:]
   var releaseEngineMs: [String: Double] = [:]
   var releaseRawMs: [String: Double] = [:]
-  /// The engine's state freed on the background queue after the release returned.
+  /// How long the engine's state then took to be freed on its background queue, waited for
+  /// after the release returned (the freeing may start during the release).
   var freedEngineMs: [String: Double] = [:]
   var seqMs: [String: SeqTimes] = [:]
   var exportCurrentMs: [String: Double] = [:]
@@ -123,7 +124,7 @@ struct Results {
       "Open, ms (engine / raw read of the same tables, until the state is in memory; then the release of each)")
     for size in Self.sizes where openEngineMs[size] != nil {
       lines.append(
-        "  \(size) tasks: \(f(openEngineMs[size]!)) / \(f(openRawMs[size]!)), ratio \(f(openEngineMs[size]! / openRawMs[size]!, 2)); release \(f(releaseEngineMs[size]!)) / \(f(releaseRawMs[size]!)) (the engine's state then freed in the background: \(f(freedEngineMs[size]!)))"
+        "  \(size) tasks: \(f(openEngineMs[size]!)) / \(f(openRawMs[size]!)), ratio \(f(openEngineMs[size]! / openRawMs[size]!, 2)); release \(f(releaseEngineMs[size]!)) / \(f(releaseRawMs[size]!)) (then waited for the engine's state to be freed in the background: \(f(freedEngineMs[size]!)))"
       )
     }
     lines.append("Restore / export at a seq, ms (on the dispatch files; export of the current state for comparison)")

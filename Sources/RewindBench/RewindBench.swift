@@ -247,9 +247,9 @@ struct Benchmark {
 
   /// Opening the file with the engine against reading the same tables raw, alternately, each
   /// until its state is in memory; then the release of each, timed apart: for the store, what
-  /// the releasing thread waits for, and then the freeing of its state on the engine's
-  /// background queue (at a million tasks about a third of its opening: its dictionaries are
-  /// freed in hash order, the raw rows in the order they were read).
+  /// the releasing thread waits for, and then the wait for its state to be freed on the
+  /// engine's background queue (at a million tasks about a third of its opening: its
+  /// dictionaries are freed in hash order, the raw rows in the order they were read).
   mutating func open(path: String, key: String) throws {
     note("open, \(key) tasks: engine against the raw read")
     var engine = Samples()
@@ -262,7 +262,8 @@ struct Benchmark {
       var store: TasksStore?
       try engine.time { store = try TasksStore.tasks(path: path) }
       engineRelease.time { store = nil }
-      // The state is freed on a queue of the engine's: timed apart, and over before the raw read.
+      // The state is freed on a queue of the engine's: waited for apart, and over before the
+      // raw read.
       engineFreed.time { TasksStore.waitForReleasedStates() }
       var rows: [[Floor.Value]]?
       try raw.time { rows = try Floor.readRows(path: path) }
