@@ -225,9 +225,7 @@ final class WALCheckpointer: @unchecked Sendable {
             heldBack = gained ? 0 : heldBack + 1
             if uncopied > marksValue.finishPages {
               progressing = gained
-            } else if heldBack < Self.finishingTriesHeldBack, outcome.walPages < commitFinishMark,
-              readersWaitingForRestart == 0
-            {
+            } else if heldBack < Self.finishingTriesHeldBack, !commitMustFinish(atPages: outcome.walPages) {
               finishing = true
             } else {
               (restartWanted, restartLog) = (true, outcome.walPages)
@@ -245,10 +243,13 @@ final class WALCheckpointer: @unchecked Sendable {
     }
   }
 
-  /// The WAL size past which the store's next commit finishes a pass rather than wait for a
-  /// pause: never past the mark where commits checkpoint themselves anyway. Read with the lock
-  /// held.
-  private var commitFinishMark: Int32 { min(marksValue.commitFinishPages, marksValue.inlinePages) }
+  /// Whether the store's next commit is to finish a pass rather than a finishing pass wait for
+  /// a pause: the WAL holds `pages`, at or past the commit-finish mark (never past the mark
+  /// where commits checkpoint themselves anyway), or a reader waits for it to start over. Read
+  /// with the lock held.
+  private func commitMustFinish(atPages pages: Int32) -> Bool {
+    pages >= min(marksValue.commitFinishPages, marksValue.inlinePages) || readersWaitingForRestart > 0
+  }
 
   /// How many finishing passes in a row may copy nothing new (the first of a run always
   /// gains) before the store's next commit is asked to finish instead.
@@ -267,7 +268,7 @@ final class WALCheckpointer: @unchecked Sendable {
           running = false
           return false
         }
-        if walPages >= commitFinishMark || readersWaitingForRestart > 0 {
+        if commitMustFinish(atPages: walPages) {
           (restartWanted, restartLog, running) = (true, walPages, false)
           return false
         }
