@@ -14,25 +14,28 @@ import GRDBSQLite
 ///   checkpoint on its own connection: it copies the pages and syncs the file while the store
 ///   goes on writing.
 /// - A passive checkpoint cannot start the WAL over while a writer keeps adding to it: the
-///   WAL starts over at a commit that finds it wholly copied. Once a pass leaves the WAL past
-///   `marks.restartPages`, a finishing pass waits for a pause between sends (an app's sends
-///   leave pauses, as do the benchmark's blocks) and copies the pages written since; the next
-///   commit then starts the WAL over, having copied and synced nothing itself. Where no pause comes
-///   before the WAL passes `marks.commitFinishPages`, three finishing passes in a row gain
-///   nothing (a reader of another connection holds them back), or a snapshot's step waits for
-///   the WAL to start over, the store's next commit finishes instead: it copies the pages
-///   written since the last pass, and syncs, on the sending thread (2.5 to 4.5 ms at 100,000
-///   tasks here, once every 1,000 pages when commits always did). A pass that leaves more
-///   than `marks.finishPages` uncopied (a reader of another connection held it back) is
-///   followed by more passes instead, while they gain. Under a stream of sends, the WAL grows
-///   past SQLite's own mark only up to `marks.commitFinishPages`: each frame a commit
-///   appends is entered in the WAL's index past every earlier frame of the same page, and
-///   the pages every commit writes (the log's last page, the undo stack's) are there once per
-///   commit since the WAL started over, so a commit's cost grows with the WAL's length (at
-///   4,000 pages, 1,400 instructions more per send).
-/// - If passes fail (the worker cannot open the file, say), or fall behind (a pass not started
-///   while the WAL doubled: the global queues busy, a slow sync), commits past
-///   `marks.inlinePages` checkpoint themselves: the WAL stays bounded, as with SQLite's own.
+///   WAL starts over at a commit that finds it wholly copied, and a pass copies the WAL as it
+///   was when it began, not the commits that land while it copies. Once a pass leaves the WAL
+///   past `marks.restartPages` with pages uncopied (those commits', or a reader's), a
+///   finishing pass waits for a pause between sends (an app's sends leave pauses, as do the
+///   benchmark's blocks) and copies the pages written since; the next commit then starts the
+///   WAL over, having copied and synced nothing itself. Where no pause comes before the WAL
+///   passes `marks.commitFinishPages`, a reader of another connection holds back three passes
+///   in a row, each after a commit, or a snapshot's step waits for the WAL to start over, the
+///   store's next commit finishes instead: it copies the pages written since the last pass,
+///   and syncs, on the sending thread (2.5 to 4.5 ms at 100,000 tasks here, once every 1,000
+///   pages when commits always did). A pass that leaves more than `marks.finishPages`
+///   uncopied is followed by more passes instead, while they gain. Under a stream of sends,
+///   the WAL grows past SQLite's own mark only up to `marks.commitFinishPages`: each frame a
+///   commit appends is entered in the WAL's index past every earlier frame of the same page,
+///   and the pages every commit writes (the log's last page, the undo stack's) are there
+///   once per commit since the WAL started over, so a commit's cost grows with the WAL's
+///   length (at 4,000 pages, 1,400 instructions more per send).
+/// - If passes fail (the worker cannot open the file, say), or do not keep up (a pass not
+///   started: the global queues busy, a slow sync; or commits outrunning passes on a loaded
+///   machine), commits past `marks.inlinePages` checkpoint themselves, waiting for a pass
+///   under way: the WAL stays bounded, as with SQLite's own. What a reader of another
+///   connection held back is left to passes until the WAL doubles (see `marks.finishPages`).
 ///
 /// While the store's snapshot is in a read transaction, the WAL cannot start over, and any
 /// checkpoint would copy and sync in vain: commits ask (``snapshotIsReading``) and wait
@@ -59,7 +62,8 @@ final class WALCheckpointer: @unchecked Sendable {
     /// `rewind verify` read), another pass copies them, off the store's thread; a commit that
     /// finished them took 1.5 s.
     var finishPages: Int32 = 1_000
-    /// A commit past it checkpoints itself when passes fail or fall behind.
+    /// A commit past it checkpoints itself when passes fail or do not keep up, after the pass
+    /// under way: a commit's pages past it at most, but for what a reader holds.
     var inlinePages: Int32 = 16_000
   }
 
@@ -82,8 +86,13 @@ final class WALCheckpointer: @unchecked Sendable {
   /// The WAL's size when the pass that set `restartWanted` ended: a smaller one has started
   /// over since, and there is nothing left to finish.
   private var restartLog: Int32 = 0
-  /// The WAL's size when the pass under way was asked for.
-  private var passRequestedAt: Int32 = 0
+  /// The WAL's size at the last pass a reader of another connection held back, since the WAL
+  /// last started over: once the reader is gone, passes copy what it held, not a commit (see
+  /// `marks.finishPages`), unless the WAL doubles meanwhile.
+  private var readerBacklog: Int32 = 0
+  /// Held by the worker through each pass: a commit that checkpoints itself past
+  /// `marks.inlinePages` waits for the pass under way rather than fail on its lock.
+  private let passLock = NSLock()
   /// The last pass failed (the file could not be opened, say): the store's commits
   /// checkpoint themselves past `marks.inlinePages`.
   private var passFailed = false
@@ -95,6 +104,15 @@ final class WALCheckpointer: @unchecked Sendable {
   private var walPages: Int32 = 0
   /// How many commits the store made.
   private var commits = 0
+  /// How many of them found the WAL wholly copied and started it over: seen by a commit's
+  /// pages being fewer than the last one's.
+  private var restarts = 0
+  /// The pages the last pass copied: one that copies no more gained nothing.
+  private var lastCopied: Int32 = -1
+  /// Passes in a row, each after a commit of the store, that a reader held back.
+  private var heldBack = 0
+  /// The store's commits when the last pass was judged.
+  private var commitsAtLastPass = -1
 
   /// How many checkpoints ran where: for tests and the benchmark.
   struct Counts: Equatable, Sendable {
@@ -157,16 +175,16 @@ final class WALCheckpointer: @unchecked Sendable {
     enum Action { case none, background, inline }
     let action = lock.withLock { () -> Action in
       let paused = waiting
+      if pages < walPages { (restarts, readerBacklog) = (restarts + 1, 0) }
       (walPages, commits) = (pages, commits + 1)
       // A request to finish is dropped once the WAL has started over, and by a snapshot's
       // read: the WAL grows meanwhile, and a pass (not a commit) copies what it gained.
       if restartWanted, paused || pages < restartLog { restartWanted = false }
       if paused || stopped || pages < marksValue.backgroundPages { return .none }
-      // A pass that has not kept up: it failed, or the WAL doubled since it was asked for. (A
-      // pass under way meanwhile holds the checkpoint lock: the commit's then fails at once,
-      // losing nothing.)
+      // Passes that have not kept up: they failed, or they run and the WAL is still past the
+      // mark (they did not start, or commits outran them), and not for a reader's backlog.
       let behind =
-        pages >= marksValue.inlinePages && (passFailed || (running && pages >= 2 * passRequestedAt))
+        pages >= marksValue.inlinePages && (passFailed || (running && pages >= 2 * readerBacklog))
       if (restartWanted && !running) || behind {
         restartWanted = false
         return .inline
@@ -175,17 +193,19 @@ final class WALCheckpointer: @unchecked Sendable {
         requestedAgain = true
         return .none
       }
-      (running, passRequestedAt) = (true, pages)
+      running = true
       return .background
     }
     switch action {
     case .none:
       return
     case .inline:
-      // A failed checkpoint loses nothing: the WAL stays, and the next commit tries again.
-      if sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
-        lock.withLock { counts.inline += 1 }
-      }
+      // The worker's pass under way would hold the checkpoint lock: the commit waits for it,
+      // so that the WAL stays bounded however slowly passes run. (Another connection's
+      // checkpoint fails this one at once; that loses nothing: the WAL stays, and the next
+      // commit tries again.)
+      let code = passLock.withLock { sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
+      if code == SQLITE_OK { lock.withLock { counts.inline += 1 } }
     case .background:
       group.enter()
       DispatchQueue.global(qos: .utility).async { [self] in
@@ -198,12 +218,10 @@ final class WALCheckpointer: @unchecked Sendable {
   /// Checkpoints until no commit asked for another pass meanwhile, no pass left more than
   /// `marks.finishPages` behind while it still made progress, and no finishing pass is due.
   private func runPasses() {
-    var lastCopied: Int32 = -1
-    /// Finishing passes in a row that copied nothing new: a reader held them back.
-    var heldBack = 0
     var finishing = false
     while true {
       if finishing, !waitForPause() { return }
+      let before = lock.withLock { (commits: commits, restarts: restarts) }
       let outcome = try? pass()
       // Another connection is checkpointing: give it a moment rather than spin on its lock.
       if outcome != nil, outcome?.copied == nil { Thread.sleep(forTimeInterval: 0.001) }
@@ -214,29 +232,47 @@ final class WALCheckpointer: @unchecked Sendable {
         finishing = false
         if let outcome, let copied = outcome.copied {
           counts.background += 1
-          let uncopied = outcome.walPages - copied
+          // The pass copied the WAL as it was when it began. The store's commits since are past
+          // that, uncopied, unless one of them found it wholly copied and started it over;
+          // else no commit will, and the WAL grows until one finishes a pass (it did, with
+          // commits landing during every pass: to 7,530 pages on a loaded machine).
+          let logPages =
+            commits != before.commits && restarts == before.restarts
+            ? max(outcome.walPages, walPages) : outcome.walPages
+          let uncopied = logPages - copied
           // A WAL this large has not started over for a while: writers never let it. Much
           // left uncopied, another pass copies it as long as passes gain (a reader of another
           // connection may hold them all back). A little, a finishing pass copies it in the
           // next pause; where none comes, or passes are held back, or a reader waits for the
           // WAL to start over, the store's next commit finishes it.
-          if outcome.walPages >= marksValue.restartPages, uncopied > 0 {
+          if logPages >= marksValue.restartPages, uncopied > 0 {
             let gained = copied != lastCopied  // fewer: the WAL started over meanwhile
-            heldBack = gained ? 0 : heldBack + 1
-            if uncopied > marksValue.finishPages {
-              progressing = gained
-            } else if heldBack < Self.finishingTriesHeldBack, !commitMustFinish(atPages: outcome.walPages) {
-              finishing = true
+            // Only a reader leaves a pass less than the WAL it saw: one of another connection,
+            // or the store's own in the moment its commit ends (a loaded machine may pause it
+            // there). The store's next commit shows it was no reader of its own.
+            let heldByReader = !gained && copied < outcome.walPages
+            if heldByReader { readerBacklog = logPages }
+            if heldByReader, commits == commitsAtLastPass {
+              // Held back again with no commit since: the next commit asks for a pass.
             } else {
-              (restartWanted, restartLog) = (true, outcome.walPages)
+              (heldBack, commitsAtLastPass) = (heldByReader ? heldBack + 1 : 0, commits)
+              if uncopied > marksValue.finishPages {
+                progressing = gained
+              } else if heldBack < Self.finishingTriesHeldBack, !commitMustFinish(atPages: logPages) {
+                finishing = true
+              } else {
+                (restartWanted, restartLog) = (true, logPages)
+              }
             }
+          } else {
+            heldBack = 0
           }
           lastCopied = copied
         }
         // Once the store's next commit is to finish, another pass would only keep it waiting.
         let again = (requestedAgain || progressing || finishing) && !restartWanted && !stopped && !paused
         requestedAgain = false
-        if again { passRequestedAt = outcome?.walPages ?? passRequestedAt } else { running = false }
+        if !again { running = false }
         return again
       }
       guard again else { return }
@@ -251,8 +287,8 @@ final class WALCheckpointer: @unchecked Sendable {
     pages >= min(marksValue.commitFinishPages, marksValue.inlinePages) || readersWaitingForRestart > 0
   }
 
-  /// How many finishing passes in a row may copy nothing new (the first of a run always
-  /// gains) before the store's next commit is asked to finish instead.
+  /// How many passes in a row, each after a commit of the store, a reader may hold back
+  /// before the store's next commit is asked to finish instead.
   static let finishingTriesHeldBack = 3
 
   /// Waits for a pause between the store's commits, for a finishing pass. Returns `false`,
@@ -310,6 +346,9 @@ final class WALCheckpointer: @unchecked Sendable {
   private func pass() throws -> PassOutcome {
     injectedPassDelay?()
     if injectedPassFailure { throw RewindError(.fileNotFound, "injected failure") }
+    // Also held while the connection opens: its read of the schema would hold copies back.
+    passLock.lock()
+    defer { passLock.unlock() }
     if connection == nil { connection = try DatabaseFile.reopen(path: path, configuration: configuration) }
     return try connection!.writeWithoutTransaction { db in
       var (pages, copied): (Int32, Int32) = (0, 0)
