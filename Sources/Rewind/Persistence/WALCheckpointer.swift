@@ -34,8 +34,9 @@ import GRDBSQLite
 /// - If passes fail (the worker cannot open the file, say), or do not keep up (a pass not
 ///   started: the global queues busy, a slow sync; or commits outrunning passes on a loaded
 ///   machine), commits past `marks.inlinePages` checkpoint themselves, waiting for a pass
-///   under way: the WAL stays bounded, as with SQLite's own. What a reader of another
-///   connection held back is left to passes until the WAL doubles (see `marks.finishPages`).
+///   under way: the WAL stays bounded, as with SQLite's own. What a reader held back (one of
+///   another connection, or the store's snapshot while checkpoints waited) is left to passes
+///   until the WAL doubles: a commit would copy it all on the sending thread.
 ///
 /// While the store's snapshot is in a read transaction, the WAL cannot start over, and any
 /// checkpoint would copy and sync in vain: commits ask (``snapshotIsReading``) and wait
@@ -63,7 +64,8 @@ final class WALCheckpointer: @unchecked Sendable {
     /// finished them took 1.5 s.
     var finishPages: Int32 = 1_000
     /// A commit past it checkpoints itself when passes fail or do not keep up, after the pass
-    /// under way: a commit's pages past it at most, but for what a reader holds.
+    /// under way: the WAL passes it by two commits' pages at most, but for what a reader
+    /// holds (see `readerBacklog`) and while another connection checkpoints.
     var inlinePages: Int32 = 16_000
   }
 
@@ -86,10 +88,13 @@ final class WALCheckpointer: @unchecked Sendable {
   /// The WAL's size when the pass that set `restartWanted` ended: a smaller one has started
   /// over since, and there is nothing left to finish.
   private var restartLog: Int32 = 0
-  /// The WAL's size at the last pass a reader of another connection held back, since the WAL
-  /// last started over: once the reader is gone, passes copy what it held, not a commit (see
-  /// `marks.finishPages`), unless the WAL doubles meanwhile.
+  /// The WAL's size when a reader last held checkpoints back (one of another connection, or
+  /// the store's snapshot, while checkpoints wait), since the WAL last started over: once the
+  /// reader is gone, passes copy what it held, not a commit (a commit that finished a
+  /// million pages took 1.5 s), unless the WAL doubles meanwhile.
   private var readerBacklog: Int32 = 0
+  /// A commit past `marks.inlinePages` waits for the pass under way: the run ends after it.
+  private var commitWaits = false
   /// Held by the worker through each pass: a commit that checkpoints itself past
   /// `marks.inlinePages` waits for the pass under way rather than fail on its lock.
   private let passLock = NSLock()
@@ -104,12 +109,13 @@ final class WALCheckpointer: @unchecked Sendable {
   private var walPages: Int32 = 0
   /// How many commits the store made.
   private var commits = 0
-  /// How many of them found the WAL wholly copied and started it over: seen by a commit's
-  /// pages being fewer than the last one's.
+  /// How many times the WAL started over: seen by a commit's pages being fewer than the last
+  /// one's, or a pass's copied pages fewer than the last pass's.
   private var restarts = 0
   /// The pages the last pass copied: one that copies no more gained nothing.
   private var lastCopied: Int32 = -1
-  /// Passes in a row, each after a commit of the store, that a reader held back.
+  /// Passes in a row, each after a commit of the store, that a reader of another connection
+  /// held back.
   private var heldBack = 0
   /// The store's commits when the last pass was judged.
   private var commitsAtLastPass = -1
@@ -175,18 +181,21 @@ final class WALCheckpointer: @unchecked Sendable {
     enum Action { case none, background, inline }
     let action = lock.withLock { () -> Action in
       let paused = waiting
-      if pages < walPages { (restarts, readerBacklog) = (restarts + 1, 0) }
+      if pages < walPages { walStartedOver() }
       (walPages, commits) = (pages, commits + 1)
       // A request to finish is dropped once the WAL has started over, and by a snapshot's
-      // read: the WAL grows meanwhile, and a pass (not a commit) copies what it gained.
+      // read: the WAL grows meanwhile, and a pass (not a commit) copies what it gained, as it
+      // does what another connection's reader holds.
       if restartWanted, paused || pages < restartLog { restartWanted = false }
+      if paused { readerBacklog = pages }
       if paused || stopped || pages < marksValue.backgroundPages { return .none }
       // Passes that have not kept up: they failed, or they run and the WAL is still past the
       // mark (they did not start, or commits outran them), and not for a reader's backlog.
       let behind =
         pages >= marksValue.inlinePages && (passFailed || (running && pages >= 2 * readerBacklog))
       if (restartWanted && !running) || behind {
-        restartWanted = false
+        // The run under way ends after its pass, rather than take the lock again first.
+        (restartWanted, commitWaits) = (false, running)
         return .inline
       }
       if running {
@@ -205,7 +214,10 @@ final class WALCheckpointer: @unchecked Sendable {
       // checkpoint fails this one at once; that loses nothing: the WAL stays, and the next
       // commit tries again.)
       let code = passLock.withLock { sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
-      if code == SQLITE_OK { lock.withLock { counts.inline += 1 } }
+      lock.withLock {
+        commitWaits = false
+        if code == SQLITE_OK { counts.inline += 1 }
+      }
     case .background:
       group.enter()
       DispatchQueue.global(qos: .utility).async { [self] in
@@ -221,7 +233,7 @@ final class WALCheckpointer: @unchecked Sendable {
     var finishing = false
     while true {
       if finishing, !waitForPause() { return }
-      let before = lock.withLock { (commits: commits, restarts: restarts) }
+      let before = lock.withLock { (commits: commits, restarts: restarts, walPages: walPages) }
       let outcome = try? pass()
       // Another connection is checkpointing: give it a moment rather than spin on its lock.
       if outcome != nil, outcome?.copied == nil { Thread.sleep(forTimeInterval: 0.001) }
@@ -232,6 +244,7 @@ final class WALCheckpointer: @unchecked Sendable {
         finishing = false
         if let outcome, let copied = outcome.copied {
           counts.background += 1
+          if copied < lastCopied { walStartedOver() }
           // The pass copied the WAL as it was when it began. The store's commits since are past
           // that, uncopied, unless one of them found it wholly copied and started it over;
           // else no commit will, and the WAL grows until one finishes a pass (it did, with
@@ -246,12 +259,13 @@ final class WALCheckpointer: @unchecked Sendable {
           // next pause; where none comes, or passes are held back, or a reader waits for the
           // WAL to start over, the store's next commit finishes it.
           if logPages >= marksValue.restartPages, uncopied > 0 {
-            let gained = copied != lastCopied  // fewer: the WAL started over meanwhile
-            // Only a reader leaves a pass less than the WAL it saw: one of another connection,
-            // or the store's own in the moment its commit ends (a loaded machine may pause it
-            // there). The store's next commit shows it was no reader of its own.
-            let heldByReader = !gained && copied < outcome.walPages
-            if heldByReader { readerBacklog = logPages }
+            let gained = copied != lastCopied
+            // Only a reader leaves a pass less than the WAL it saw. The store's own holds it at
+            // the end of the store's last commit, in the moment its next commit ends (a loaded
+            // machine may pause it there); one of another connection may hold it anywhere, and
+            // once the store has committed since, it is no reader of the store's.
+            let heldByReader = !gained && copied < min(outcome.walPages, before.walPages)
+            if heldByReader { readerBacklog = max(readerBacklog, outcome.walPages) }
             if heldByReader, commits == commitsAtLastPass {
               // Held back again with no commit since: the next commit asks for a pass.
             } else {
@@ -270,13 +284,20 @@ final class WALCheckpointer: @unchecked Sendable {
           lastCopied = copied
         }
         // Once the store's next commit is to finish, another pass would only keep it waiting.
-        let again = (requestedAgain || progressing || finishing) && !restartWanted && !stopped && !paused
+        let again =
+          (requestedAgain || progressing || finishing) && !restartWanted && !commitWaits && !stopped && !paused
         requestedAgain = false
         if !again { running = false }
         return again
       }
       guard again else { return }
     }
+  }
+
+  /// Forgets what was learned of the WAL before it started over. Called with the lock held.
+  private func walStartedOver() {
+    restarts += 1
+    (readerBacklog, lastCopied, heldBack) = (0, -1, 0)
   }
 
   /// Whether the store's next commit is to finish a pass rather than a finishing pass wait for
@@ -346,10 +367,9 @@ final class WALCheckpointer: @unchecked Sendable {
   private func pass() throws -> PassOutcome {
     injectedPassDelay?()
     if injectedPassFailure { throw RewindError(.fileNotFound, "injected failure") }
-    // Also held while the connection opens: its read of the schema would hold copies back.
+    if connection == nil { connection = try DatabaseFile.reopen(path: path, configuration: configuration) }
     passLock.lock()
     defer { passLock.unlock() }
-    if connection == nil { connection = try DatabaseFile.reopen(path: path, configuration: configuration) }
     return try connection!.writeWithoutTransaction { db in
       var (pages, copied): (Int32, Int32) = (0, 0)
       let code = sqlite3_wal_checkpoint_v2(db.sqliteConnection, nil, SQLITE_CHECKPOINT_PASSIVE, &pages, &copied)
