@@ -32,17 +32,20 @@ import Testing
     let other = try DatabaseQueue(path: path)
     let locked = DispatchSemaphore(value: 0)
     let released = DispatchSemaphore(value: 0)
+    let waitsBefore = LockWait.counts.waits
     DispatchQueue.global().async {
       try? other.writeWithoutTransaction { db in
         try db.execute(sql: "BEGIN IMMEDIATE")
         locked.signal()
-        usleep(30_000)  // a held lock, as a long snapshot part would hold it
+        // The lock is held, as a long snapshot part would hold it, until a connection waits
+        // for it (however late the send comes on a loaded machine), or for 5 s.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while LockWait.counts.waits == waitsBefore, ContinuousClock.now < deadline { usleep(1_000) }
         try db.execute(sql: "COMMIT")
       }
       released.signal()
     }
     locked.wait()
-    let waitsBefore = LockWait.counts.waits
     try store.send(.add(title: "after"))
     released.wait()
     #expect(LockWait.counts.waits > waitsBefore)
