@@ -62,6 +62,9 @@ struct PositionKeyTests {
     #expect(!PositionKey.isValid("a"))  // integer part too short
     #expect(!PositionKey.isValid("a0!"))
     #expect(!PositionKey.isValid("a00"))  // fraction ends with zero
+    #expect(!PositionKey.isValid("b1"))  // a `b` head has two integer digits
+    #expect(!PositionKey.isValid("a0é"))  // a byte of no digit, past ASCII
+    #expect(!PositionKey.isValid("0a"))  // no integer head
     #expect(PositionKey.isValid("a0"))
     #expect(PositionKey.isValid("b12V"))
   }
