@@ -186,7 +186,7 @@ final class Floor {
 
   /// The threading mode of the engine's connections: GRDB opens each in SQLite's multi-thread
   /// mode (its queue serializes their use), where a connection of its own would lock SQLite's
-  /// mutexes around every call (serialized mode, Debian's default), 1.4k instructions a send
+  /// mutexes around every call (serialized mode, Debian's default), 2.0k instructions a send
   /// more than the engine paid, flattering its ratio.
   static let openFlags = SQLITE_OPEN_NOMUTEX
 
