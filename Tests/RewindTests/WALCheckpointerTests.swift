@@ -43,6 +43,26 @@ import Testing
     #expect(try fileState(path) == store.state, sourceLocation: sourceLocation)
   }
 
+  /// Sends commits past the inline mark while the pass the first asks for is held back, and
+  /// expects none of them to checkpoint itself; then lets the pass go on, and waits for the
+  /// passes to end.
+  func expectNoCommitCheckpointsWhileAPassIsHeld(
+    _ store: JournalStore, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let checkpointer = store.repository.checkpointer!
+    let early = checkpointer.checkpoints.inline
+    let release = DispatchSemaphore(value: 0)
+    checkpointer.injectedPassDelay = { release.wait() }
+    defer {
+      // Cleared before the held pass goes on: the passes it runs after it must not wait.
+      checkpointer.injectedPassDelay = nil
+      release.signal()
+      checkpointer.wait()
+    }
+    for index in 0..<10 { try store.send(.add(title: "While the pass waits \(index)")) }
+    #expect(checkpointer.checkpoints.inline == early, "\(checkpointer.checkpoints)", sourceLocation: sourceLocation)
+  }
+
   /// The pages the WAL file holds: its header and frames of 4 KiB pages.
   func walPages() -> Int {
     let size = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
@@ -197,24 +217,14 @@ import Testing
   @Test func aReadersBacklogPastTheInlineMarkIsLeftToPasses() throws {
     let store = try store(
       marks: .init(backgroundPages: 10, restartPages: 40, finishPages: 20, inlinePages: 60))
-    let checkpointer = store.repository.checkpointer!
     let reader = try DatabaseQueue(path: path)
-    let release = DispatchSemaphore(value: 0)
     try reader.read { db in
       _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log")
       // Passes the reader holds back, one after each commit, until the WAL is past the mark.
       try sendAdds("Entry", 0..<60, to: store)
       #expect(walPages() > 120, "the WAL holds \(walPages()) pages")
-      let early = checkpointer.checkpoints.inline
-      // A pass under way while commits go on past the mark.
-      checkpointer.injectedPassDelay = { release.wait() }
-      try store.send(.add(title: "Held"))
-      for index in 0..<10 { try store.send(.add(title: "While the pass waits \(index)")) }
-      #expect(checkpointer.checkpoints.inline == early, "\(checkpointer.checkpoints)")
+      try expectNoCommitCheckpointsWhileAPassIsHeld(store)
     }
-    checkpointer.injectedPassDelay = nil
-    release.signal()
-    checkpointer.wait()
     try expectTheWALStartsOverOnceTheReaderIsGone(store, settling: 4)
   }
 
@@ -229,13 +239,7 @@ import Testing
     try sendAdds("Entry", 0..<60, to: store)
     #expect(walPages() > 120, "the WAL holds \(walPages()) pages")
     checkpointer.isPaused = false
-    let release = DispatchSemaphore(value: 0)
-    checkpointer.injectedPassDelay = { release.wait() }
-    for index in 0..<10 { try store.send(.add(title: "While the pass waits \(index)")) }
-    #expect(checkpointer.checkpoints.inline == 0, "\(checkpointer.checkpoints)")
-    checkpointer.injectedPassDelay = nil
-    release.signal()
-    checkpointer.wait()
+    try expectNoCommitCheckpointsWhileAPassIsHeld(store)
     try expectTheWALStartsOverOnceTheReaderIsGone(store, settling: 4)
   }
 
