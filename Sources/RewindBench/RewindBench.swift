@@ -18,7 +18,7 @@ struct RewindBench: ParsableCommand {
   @Flag(help: "Print one JSON object instead of the table.") var json = false
   @Option(
     help: ArgumentHelp(
-      "Run one workload only, for profiling: dispatch, undo, restore, compact or naive.", visibility: .hidden))
+      "Run one workload only, for profiling: dispatch, open, undo, restore, compact or naive.", visibility: .hidden))
   var only: String?
   @Option(help: ArgumentHelp("Run dispatch (or --instructions) at this task count only.", visibility: .hidden))
   var size: Int?
@@ -93,6 +93,7 @@ struct Benchmark {
   mutating func run() throws {
     func runs(_ name: String) -> Bool { only == nil || only == name }
     if runs("dispatch") { try dispatch() }
+    if only == "open" { try openOnly() }
     if runs("undo") { try undo() }
     if runs("restore") { try restoreAndExport() }
     if runs("compact") { try compaction() }
@@ -250,14 +251,14 @@ struct Benchmark {
   /// the releasing thread waits for, and then the wait for its state to be freed on the
   /// engine's background queue (at a million tasks about a third of its opening: its
   /// dictionaries are freed in hash order, the raw rows in the order they were read).
-  mutating func open(path: String, key: String) throws {
+  mutating func open(path: String, key: String, rounds: Int = 3) throws {
     note("open, \(key) tasks: engine against the raw read")
     var engine = Samples()
     var raw = Samples()
     var engineRelease = Samples()
     var rawRelease = Samples()
     var engineFreed = Samples()
-    for _ in 0..<3 {
+    for _ in 0..<rounds {
       // Held in a variable the closures share, so that the release happens where it is timed.
       var store: TasksStore?
       try engine.time { store = try TasksStore.tasks(path: path) }
@@ -275,6 +276,24 @@ struct Benchmark {
     results.releaseEngineMs[key] = engineRelease.median / 1_000
     results.releaseRawMs[key] = rawRelease.median / 1_000
     results.freedEngineMs[key] = engineFreed.median / 1_000
+  }
+
+  /// Opening alone, for profiling: a new file of each size from 100,000 tasks (or `--size`),
+  /// with the mix's first actions in its log, opened as the dispatch run opens its files.
+  mutating func openOnly() throws {
+    for taskCount in onlySize.map({ [$0] }) ?? dispatchSizes.filter({ $0 >= 100_000 }) {
+      note("open, \(taskCount) tasks: creating the database")
+      let path = temporaryDatabase("open-\(taskCount)")
+      defer { removeDatabase(path) }
+      do {
+        let store = try TasksStore(
+          path: path, initialState: Workload.state(taskCount: taskCount), reducer: TasksReducer())
+        var workload = Workload(taskCount: taskCount)
+        for action in 0..<100 { try store.send(workload.action(action)) }
+      }
+      TasksStore.waitForReleasedStates()
+      try open(path: path, key: String(taskCount), rounds: 15)
+    }
   }
 
   /// Restore and export of a seq 10 entries back and of one near the start of the run, on

@@ -260,7 +260,7 @@ struct RewindCommandTests {
     #expect(try rewindFails("log", "tasks.sqlite", "--from", "999").contains("there is no seq 999 in the log"))
     let inspect = try rewind("inspect", "tasks.sqlite")
     #expect(
-      inspect.contains("Schema: version 10") && inspect.contains("App schema: version 3 (2-task-notes, 3-projects)"))
+      inspect.contains("Schema: version 11") && inspect.contains("App schema: version 3 (2-task-notes, 3-projects)"))
     #expect(inspect.contains("tasks: 3 rows"))
     #expect(inspect.contains("allTasks (ids of tasks): 3 ids"))
     #expect(inspect.contains("selection = 2"))

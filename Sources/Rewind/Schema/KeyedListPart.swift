@@ -93,12 +93,19 @@ final class KeyedListPart<
       arguments: [name, entityTable, ownerTable])
   }
 
+  /// The query that loads the family, each owner's members in order.
+  @usableFromInline
+  static var loadingSQL: String {
+    "SELECT owner, id, position FROM list_entries WHERE list = ? ORDER BY owner, position"
+  }
+
   @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
     var lists = OrderedIDLists<Owner, ID>()
-    // In the index's order, through SQLite's C API, as `ListPart` reads: each list's members
-    // come in position order, so each is appended.
-    try db.cachedStatement(sql: "SELECT owner, id, position FROM list_entries WHERE list = ? ORDER BY owner, position")
+    // In the order of `list_entries_by_owner`, which covers the query (no sort, no lookup in
+    // the table), through SQLite's C API, as `ListPart` reads: each list's members come in
+    // position order, so each is appended.
+    try db.cachedStatement(sql: Self.loadingSQL)
       .forEachRow(binding: [name.databaseValue]) { row in
         let ownerValue = DatabaseValue(sqliteStatement: row, index: 0)
         let idValue = DatabaseValue(sqliteStatement: row, index: 1)

@@ -66,14 +66,20 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
       arguments: [name, entityTable])
   }
 
+  /// The query that loads one list, its members in order.
+  @usableFromInline
+  static var loadingSQL: String { "SELECT id, position FROM list_entries WHERE list = ? ORDER BY owner, position" }
+
   @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
     // Not sized with a `count(*)` first: that is a second pass over the list's index, which
     // costs more than the array's doublings (the list's dictionary is sized from the array).
     var entries: [(key: String, id: ID)] = []
-    // In the index's order, with no sort: members a file gave equal keys come in any order,
-    // and `OrderedIDList(loading:)` places those by id.
-    try db.cachedStatement(sql: "SELECT id, position FROM list_entries WHERE list = ? ORDER BY position")
+    // In the order of `list_entries_by_owner`, which covers the query: no sort and no lookup
+    // in the table. A fixed list's owner is NULL, so that is position order. Members a file
+    // gave equal keys, or (by hand) an owner, come out of order: `OrderedIDList(loading:)`
+    // places those where they belong.
+    try db.cachedStatement(sql: Self.loadingSQL)
       .forEachRow(binding: [name.databaseValue]) { row in
         let idValue = DatabaseValue(sqliteStatement: row, index: 0)
         let positionValue = DatabaseValue(sqliteStatement: row, index: 1)
