@@ -46,11 +46,23 @@ final class Floor {
       case double(Double)
       /// The bytes and a zero after them, so that even empty text or blob has an address
       /// (SQLite binds a null pointer as NULL).
-      case text([UInt8])
-      case blob([UInt8])
+      case text(Bytes)
+      case blob(Bytes)
     }
     let statement: OpaquePointer
     let arguments: [Argument]
+  }
+
+  /// Bytes at an address that stays theirs until they are released, so that SQLite can bind
+  /// them without a copy (`SQLITE_STATIC`), as a C program binds the bytes in its variables
+  /// and as the engine binds the texts it copies to the stack.
+  final class Bytes {
+    let pointer: UnsafeMutableBufferPointer<UInt8>
+    init(_ bytes: some Collection<UInt8>) {
+      pointer = .allocate(capacity: bytes.count + 1)
+      pointer.initialize(from: bytes + [0])
+    }
+    deinit { pointer.deallocate() }
   }
 
   /// An action's statements, each found among the prepared ones (or prepared once) and its
@@ -67,8 +79,8 @@ final class Floor {
           case .null: .null
           case .int64(let int): .int64(int)
           case .double(let double): .double(double)
-          case .string(let text): .text(Array(text.utf8) + [0])
-          case .blob(let data): .blob(Array(data) + [0])
+          case .string(let text): .text(Bytes(text.utf8))
+          case .blob(let data): .blob(Bytes(data))
           }
         })
     }
@@ -86,15 +98,11 @@ final class Floor {
         case .int64(let int): sqlite3_bind_int64(prepared, position, int)
         case .double(let double): sqlite3_bind_double(prepared, position, double)
         case .text(let bytes):
-          bytes.withUnsafeBufferPointer {
-            _ = sqlite3_bind_text(
-              prepared, position, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self),
-              Int32($0.count - 1), Self.transient)
-          }
+          _ = sqlite3_bind_text(
+            prepared, position, UnsafeRawPointer(bytes.pointer.baseAddress!).assumingMemoryBound(to: CChar.self),
+            Int32(bytes.pointer.count - 1), nil)
         case .blob(let bytes):
-          bytes.withUnsafeBufferPointer {
-            _ = sqlite3_bind_blob(prepared, position, $0.baseAddress, Int32($0.count - 1), Self.transient)
-          }
+          _ = sqlite3_bind_blob(prepared, position, bytes.pointer.baseAddress, Int32(bytes.pointer.count - 1), nil)
         }
         position += 1
       }
@@ -108,8 +116,6 @@ final class Floor {
     sqlite3_reset(statement)
     guard code == SQLITE_DONE else { throw FloorError(String(cString: sqlite3_errmsg(db))) }
   }
-
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
   private func prepared(_ sql: String) throws -> OpaquePointer {
     if let statement = statements[sql] { return statement }

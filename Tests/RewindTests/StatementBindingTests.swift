@@ -31,6 +31,35 @@ struct StatementBindingTests {
     }
   }
 
+  /// Texts are bound from a copy on the stack until it is full, then copied by SQLite: every
+  /// split of the texts between the two is stored exactly, and no binding is left pointing
+  /// into the stack after the run.
+  @Test func textsBoundWithoutSQLitesCopyAreStoredExactlyAndClearedAfter() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (n INTEGER, a TEXT, b TEXT, c TEXT)")
+      let statement = try db.makeStatement(sql: "INSERT INTO t (n, a, b, c) VALUES (?, ?, ?, ?)")
+      // Lengths in bytes around the stack copy's 1,024: all three fit, exactly; the last does
+      // not; the first fills it; the first does not fit and the others do; the last does not.
+      let lengths = [(1, 2, 4), (500, 520, 4), (500, 522, 4), (1_024, 2, 4), (1_025, 2, 4), (2, 1_022, 2_000)]
+      var expected: [[String]] = []
+      for (index, (a, b, c)) in lengths.enumerated() {
+        let texts = [(a, "a"), (b, "é"), (c, "🙂")].map { String(repeating: $1, count: $0 / $1.utf8.count) }
+        expected.append(texts)
+        try statement.execute { parameters in
+          parameters.bind(Int64(index).databaseValue)
+          parameters.bind(texts[0].databaseValue)
+          Array(texts[1].utf8).withUnsafeBufferPointer { parameters.bind(text: $0) }
+          parameters.bind(texts[2].databaseValue)
+        }
+        let expanded = sqlite3_expanded_sql(statement.sqliteStatement).map { String(cString: $0) }
+        #expect(expanded == "INSERT INTO t (n, a, b, c) VALUES (NULL, NULL, NULL, NULL)")
+      }
+      let rows = try Row.fetchAll(db, sql: "SELECT a, b, c FROM t ORDER BY n")
+      #expect(rows.map { [$0["a"], $0["b"], $0["c"]] as [String] } == expected)
+    }
+  }
+
   @Test func aBindingThatFailsThrowsSQLitesErrorAndRunsNothing() throws {
     let queue = try DatabaseQueue()
     try queue.write { db in
