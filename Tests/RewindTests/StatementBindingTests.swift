@@ -52,11 +52,46 @@ struct StatementBindingTests {
           Array(texts[1].utf8).withUnsafeBufferPointer { parameters.bind(text: $0) }
           parameters.bind(texts[2].databaseValue)
         }
-        let expanded = sqlite3_expanded_sql(statement.sqliteStatement).map { String(cString: $0) }
-        #expect(expanded == "INSERT INTO t (n, a, b, c) VALUES (NULL, NULL, NULL, NULL)")
+        #expect(expandedSQL(statement) == "INSERT INTO t (n, a, b, c) VALUES (NULL, NULL, NULL, NULL)")
       }
       let rows = try Row.fetchAll(db, sql: "SELECT a, b, c FROM t ORDER BY n")
       #expect(rows.map { [$0["a"], $0["b"], $0["c"]] as [String] } == expected)
+    }
+  }
+
+  /// A step that fails, and a binding closure that throws, after text was bound from the stack:
+  /// the bindings are cleared all the same, and the statement runs again.
+  @Test func textBoundFromTheStackIsClearedWhenTheRunFails() throws {
+    struct Stop: Error {}
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (a TEXT UNIQUE, b TEXT)")
+      let statement = try db.makeStatement(sql: "INSERT INTO t (a, b) VALUES (?, ?)")
+      let cleared = "INSERT INTO t (a, b) VALUES (NULL, NULL)"
+      try statement.execute {
+        $0.bind("one".databaseValue)
+        $0.bind("first".databaseValue)
+      }
+      let error = #expect(throws: DatabaseError.self) {
+        try statement.execute {
+          $0.bind("one".databaseValue)
+          $0.bind("second".databaseValue)
+        }
+      }
+      #expect(error?.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
+      #expect(expandedSQL(statement) == cleared)
+      #expect(throws: Stop.self) {
+        try statement.execute { parameters in
+          parameters.bind("two".databaseValue)
+          throw Stop()
+        }
+      }
+      #expect(expandedSQL(statement) == cleared)
+      try statement.execute {
+        $0.bind("two".databaseValue)
+        $0.bind("third".databaseValue)
+      }
+      #expect(try String.fetchAll(db, sql: "SELECT a || ':' || b FROM t ORDER BY rowid") == ["one:first", "two:third"])
     }
   }
 
@@ -117,4 +152,12 @@ struct StatementBindingTests {
       #expect(try Int.fetchAll(db, sql: "SELECT a FROM t ORDER BY a") == [1, 2])
     }
   }
+}
+
+/// The statement's SQL with its bound values, as SQLite expands it (`NULL` for a parameter
+/// with none).
+private func expandedSQL(_ statement: Statement) -> String? {
+  guard let text = sqlite3_expanded_sql(statement.sqliteStatement) else { return nil }
+  defer { sqlite3_free(text) }
+  return String(cString: text)
 }

@@ -126,8 +126,9 @@ struct RowWriter {
     return texts.count - 1
   }
 
-  /// Refuses a value the table would hold otherwise than the log and memory say: SQLite's text
-  /// binding stops at the first NUL, and SQLite stores a NaN real as NULL.
+  /// Refuses a value the table would hold otherwise than the log and memory say: text with a
+  /// NUL in it is read back as a C string (GRDB's `String` from a column), up to the NUL, and
+  /// SQLite stores a NaN real as NULL.
   static func checkStorable(_ value: DatabaseValue, column: () -> String, of table: String) throws {
     switch value.storage {
     // (Through the contiguous UTF-8, which native strings have: a scan of a buffer rather than

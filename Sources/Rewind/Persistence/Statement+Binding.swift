@@ -45,7 +45,7 @@ extension Statement {
   }
 
   /// A statement's parameters, bound one after the other (see ``execute(bindingWith:)``).
-  struct Parameters {
+  struct Parameters: ~Copyable {
     fileprivate let handle: SQLiteStatement
     private var index: Int32 = 1
     /// SQLite's result code for the binding that failed (the parameters after it are not
@@ -59,8 +59,9 @@ extension Statement {
     fileprivate var boundFromScratch: Bool { scratchUsed > 0 }
 
     /// The bytes of text a statement's execution binds without SQLite's copy: the texts of a
-    /// send's statements (a row's values, an entry's changes) fit, and the buffer stays on the
-    /// stack (larger ones are allocated).
+    /// send's statements (a row's values, an entry's changes) fit. 1,024 is the most that
+    /// `withUnsafeTemporaryAllocation` puts on the stack with no check; past it, it asks the
+    /// runtime for the thread's stack bounds, or allocates.
     fileprivate static let scratchCapacity = 1_024
 
     fileprivate init(handle: SQLiteStatement, scratch: UnsafeMutableBufferPointer<UInt8>?) {
@@ -71,8 +72,13 @@ extension Statement {
     mutating func bind(_ value: DatabaseValue) {
       guard code == SQLITE_OK else { return skip() }
       switch value.storage {
+      case .null: record(sqlite3_bind_null(handle, index))
+      case .int64(let int): record(sqlite3_bind_int64(handle, index, int))
+      case .double(let double): record(sqlite3_bind_double(handle, index, double))
+      // With its length: SQLite stores the text whole, as the log's JSON holds it.
       case .string(var text): text.withUTF8 { bind(text: $0) }
-      default: record(value.storage.bind(to: handle, at: index))
+      case .blob(let data):
+        record(data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) })
       }
     }
 
@@ -92,7 +98,7 @@ extension Statement {
       if text.isEmpty { return record(sqlite3_bind_text(handle, index, "", 0, transient)) }
       if let scratch, let source = text.baseAddress, scratch.count - scratchUsed >= text.count {
         let copy = scratch.baseAddress! + scratchUsed
-        copy.update(from: source, count: text.count)
+        copy.initialize(from: source, count: text.count)
         scratchUsed += text.count
         return copy.withMemoryRebound(to: CChar.self, capacity: text.count) {
           record(sqlite3_bind_text(handle, index, $0, Int32(text.count), nil))
@@ -160,22 +166,6 @@ extension Statement {
       resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errstr(code)), sql: sql)
   }
 
-}
-
-extension DatabaseValue.Storage {
-  /// Binds the value to parameter `index` of `handle`; returns SQLite's result code.
-  fileprivate func bind(to handle: SQLiteStatement, at index: Int32) -> Int32 {
-    switch self {
-    case .null: return sqlite3_bind_null(handle, index)
-    case .int64(let int): return sqlite3_bind_int64(handle, index, int)
-    case .double(let double): return sqlite3_bind_double(handle, index, double)
-    // `withCString` reads a short string from the stack; passing the string itself makes a
-    // heap copy of every string short enough to be stored inline.
-    case .string(let text): return text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }
-    case .blob(let data):
-      return data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
-    }
-  }
 }
 
 /// SQLite copies the bound text or blob before the call returns.

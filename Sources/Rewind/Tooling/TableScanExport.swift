@@ -12,6 +12,15 @@ import GRDBSQLite
 /// key column with another collation, rows outside the catalog), ``export(appSchema:_:)``
 /// returns `nil` and the caller builds the export from an image.
 struct TableScanExport {
+  /// The members of one list (or keyed family) in the engine's order, read from the index
+  /// `list_entries_by_owner` alone, with no sort: a fixed list's owner is NULL, so its members
+  /// come in position order. (Rows of a fixed list given an owner by hand come out of that
+  /// order: the scan stops and the export is built another way.)
+  static let listMembersSQL = """
+    SELECT owner, position, id FROM \(EngineTable.listEntries.name.quotedDatabaseIdentifier) \
+    WHERE list = ? ORDER BY owner, position, id
+    """
+
   let catalog: TableCatalog
   /// Table → key → the row at the exported seq (`nil`: absent then), for rows changed since.
   let changed: [String: [StateRows.Row: StateRows.Row?]]
@@ -81,11 +90,7 @@ struct TableScanExport {
       var previous: ListMember?
 
       writer.beginList(list)
-      let statement = try db.cachedStatement(
-        sql: """
-          SELECT owner, position, id FROM \(entriesTable.quotedDatabaseIdentifier) \
-          WHERE list = ? ORDER BY \(keyed ? "owner, " : "")position, id
-          """)
+      let statement = try db.cachedStatement(sql: Self.listMembersSQL)
       try statement.forEachRow(binding: [list.databaseValue]) { handle in
         let member = ListMember(
           owner: keyed ? DatabaseValue(sqliteStatement: handle, index: 0) : .null,
