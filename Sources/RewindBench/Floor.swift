@@ -63,7 +63,7 @@ final class Floor {
     let pointer: UnsafeMutableBufferPointer<UInt8>
     init(_ bytes: some Collection<UInt8>) {
       pointer = .allocate(capacity: bytes.count + 1)
-      pointer.initialize(from: bytes + [0])
+      _ = pointer.initialize(from: bytes + [0])
     }
     deinit { pointer.deallocate() }
   }
