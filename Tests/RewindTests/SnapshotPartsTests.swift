@@ -37,6 +37,27 @@ struct SnapshotPartsTests {
     #expect(empty.partRanges(maximumBytes: 10).map(empty.part) == [""])
   }
 
+  /// The parts are written on the snapshot's own connection, whose commits the store's
+  /// checkpointer sees as it sees the store's: they add to the WAL it keeps short (until this
+  /// release it learned of them at the store's next commit, and SQLite's own checkpoint ran
+  /// in a part's write, syncing the file on the snapshot's thread).
+  @Test func theStoresCheckpointerSeesTheCommitsOfTheParts() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    let checkpointer = try #require(store.repository.checkpointer)
+    // No checkpoint runs: the WAL holds every page committed since the first send.
+    checkpointer.marks = .init(backgroundPages: 1_000_000, restartPages: 1_000_000, inlinePages: 1_000_000)
+    store.automaticSnapshotSpacing = 30
+    store.automaticSnapshotPartBytes = 200
+    for index in 0..<30 { try store.send(.add(title: "Tâche \(index) — ✓")) }
+    store.waitForSnapshots()
+    #expect(try count("SELECT count(*) FROM snapshot_parts", path) > 5)
+    let walSize = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)
+    // The last commit was the snapshot's row: the checkpointer knows the WAL's length after it.
+    #expect(Int(checkpointer.walPagesAfterLastCommit) == (walSize.intValue - 32) / (4_096 + 24))
+  }
+
   @Test func aSnapshotInPartsReadsAsTheStateOfItsSeq() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("tasks.sqlite")

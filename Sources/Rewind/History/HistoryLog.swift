@@ -83,7 +83,11 @@ struct HistoryLog {
     var fresh = self
     try fresh.read(db)
     self = fresh
+    reloads += 1
   }
+
+  /// How many times ``reload(_:)`` read the position again: for tests.
+  private(set) var reloads = 0
 
   private mutating func read(_ db: Database) throws {
     position.dataVersion = try dataVersion(db)
@@ -136,11 +140,48 @@ struct HistoryLog {
         if kind == LogEntry.Kind.action.rawValue, let key { position.openGroup = (step, key) }
       }
     }
+    try readLatestSnapshot(from: try Row.fetchOne(db.cachedStatement(sql: Self.commitsSeenSQL))!)
+  }
+
+  /// What another connection's commit may have changed of what a position is read from: the
+  /// log's last seq and base, the entries that created the file, the schema and the app's
+  /// migrations; and the latest snapshot. Every change to the undo stacks is logged with an
+  /// entry, and every change to the tables' catalog comes with a migration.
+  private static let commitsSeenSQL = """
+    SELECT (SELECT max(seq) FROM action_log) AS last_seq,
+      (SELECT value FROM rewind_meta WHERE key = 'base_seq') AS base_seq,
+      (SELECT value FROM rewind_meta WHERE key = 'initialized_through') AS initialized_through,
+      (SELECT schema_version FROM pragma_schema_version) AS schema_version,
+      (SELECT count(*) FROM rewind_app_migrations) AS migrations,
+      (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 1) AS snapshot_seq,
+      (SELECT row_count FROM snapshots ORDER BY seq DESC LIMIT 1) AS snapshot_rows
+    """
+
+  /// Whether `row`, of ``commitsSeenSQL``, shows the position as it is: no entry logged, no
+  /// compaction and no migration since it was read or last written (another connection only
+  /// stored a snapshot, say). What it cannot tell (a value of another type) it leaves to a
+  /// reload, which reports it.
+  private func isCurrent(_ row: Row) -> Bool {
+    func integer(_ column: String) -> Int64?? {
+      switch (row[column] as DatabaseValue).storage {
+      case .null: .some(nil)
+      case .int64(let value): value
+      default: nil
+      }
+    }
+    guard case .some(let last) = integer("last_seq"), case .some(let base) = integer("base_seq"),
+      case .some(let initialized) = integer("initialized_through")
+    else { return false }
+    return max(last ?? 0, baseSeq) == lastSeq && (base ?? 0) == baseSeq && initialized == initializedThrough
+      && row["schema_version"] == tables.schemaVersion && row["migrations"] == tables.appSchema.migrationCount
+  }
+
+  /// Takes the latest snapshot's seq and rows from `row`, of ``commitsSeenSQL``.
+  private mutating func readLatestSnapshot(from row: Row) throws {
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
     // next automatic one.
-    let latest = try Row.fetchOne(db, sql: "SELECT seq, row_count FROM snapshots ORDER BY seq DESC LIMIT 1")
-    lastSnapshotSeq = max(try latest?.checked("seq", in: EngineTable.snapshots.name) ?? baseSeq, baseSeq)
-    lastSnapshotRows = try latest?.checked("row_count", in: EngineTable.snapshots.name) ?? 0
+    lastSnapshotSeq = max(try row.checked("snapshot_seq", in: EngineTable.snapshots.name) ?? baseSeq, baseSeq)
+    lastSnapshotRows = try row.checked("snapshot_rows", in: EngineTable.snapshots.name) ?? 0
   }
 
   /// The rows of every state table, counted: a scan of each (tens of milliseconds at a
@@ -202,7 +243,17 @@ struct HistoryLog {
   /// caller's in-memory state must do to follow. - Complexity: O(1) when no other connection
   /// committed; otherwise proportional to the entries it missed.
   mutating func sync(_ db: Database) throws -> Sync {
-    guard try dataVersion(db) != position.dataVersion else { return .current }
+    let version = try dataVersion(db)
+    guard version != position.dataVersion else { return .current }
+    // Most often the commit stored a snapshot (the store's own worker writes one on a
+    // connection of its own, in many parts): reading the whole position again took 0.4 to
+    // 1.2 ms of the send after each, at 100,000 tasks.
+    let seenRow = try Row.fetchOne(db.cachedStatement(sql: Self.commitsSeenSQL))!
+    if isCurrent(seenRow) {
+      try readLatestSnapshot(from: seenRow)
+      position.dataVersion = version
+      return .current
+    }
     let seen = lastSeq
     try reload(db)
     if baseSeq > seen || lastSeq < seen { return .reload }

@@ -17,7 +17,7 @@ struct TableCatalog {
   /// The app's migrations: how images logged under earlier versions are read.
   private(set) var appSchema = AppSchemaHistory()
   /// SQLite's schema version when the catalog was last read.
-  private var schemaVersion: Int?
+  private(set) var schemaVersion: Int?
 
   /// Reads the catalog afresh: the connection's cached schema is dropped first, since another
   /// connection may have changed the schema since it was filled (a migration by another

@@ -61,6 +61,9 @@ struct AppSchemaHistory {
   /// The app schema version the file is at: 1 plus its migrations.
   var version: Int { records.count + 1 }
 
+  /// How many migrations the file records.
+  var migrationCount: Int { records.count }
+
   /// The seq of the latest barrier at or before `seq`: history before it cannot be returned to
   /// from `seq`. 0 when there is none.
   func barrier(atOrBefore seq: Int64) -> Int64 { barriers.last { $0 <= seq } ?? 0 }

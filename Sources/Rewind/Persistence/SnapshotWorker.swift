@@ -7,9 +7,9 @@ import GRDB
 /// A snapshot copies the whole state, so taking it inside `send` would stall the main actor
 /// for as long as the state is large (seconds at a million rows). The worker reads the tables
 /// in steps of short read transactions, joined into one state with the log entries committed
-/// meanwhile (see ``SteppedSnapshotRead``), and only then writes the text, in parts of 256 KiB,
-/// each in a short write transaction of its own (see
-/// ``store(_:label:in:partBytes:stopping:)``). At most one snapshot is under way at a time; a
+/// meanwhile (see ``SteppedSnapshotRead``), and only then writes the text, in parts of 64 KiB,
+/// each in a short write transaction of its own, in a pause between the store's sends (see
+/// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``). At most one snapshot is under way at a time; a
 /// failed one is dropped (a snapshot only speeds up later jumps), and the next one is due soon.
 /// A released store stops it (``stop()``).
 ///
@@ -51,8 +51,20 @@ final class SnapshotWorker: @unchecked Sendable {
   /// How the snapshots read so far were read.
   var reads: ReadCounts { lock.withLock { readCounts } }
 
-  /// 256 KiB: a few milliseconds of the write lock.
-  static let defaultPartBytes = 256 * 1024
+  /// 64 KiB: a fifth of a millisecond of the write lock or so, at most a few on a loaded
+  /// machine (256 KiB, until this release, held it 0.4 to 0.8 ms).
+  static let defaultPartBytes = 64 * 1024
+
+  /// The least pause between two of a snapshot's write transactions, in microseconds: longer
+  /// than a connection waiting for the lock sleeps between its tries (``LockWait``), so that
+  /// a send that found a part being written takes the lock after it. With none, the next part
+  /// took the lock again at once, and a waiting send lost it to part after part (up to 4 ms).
+  static let pauseBetweenWritesMicroseconds: UInt32 = 300
+
+  /// The longest a part waits for a pause between the store's sends (see
+  /// ``WALCheckpointer/waitForPauseBetweenCommits(after:atMost:)``): sends that never pause
+  /// leave it to be written between two of them.
+  static let longestWaitForPause: Duration = .milliseconds(50)
 
   init(path: String, configuration: Configuration, checkpointer: WALCheckpointer?) {
     self.path = path
@@ -100,7 +112,7 @@ final class SnapshotWorker: @unchecked Sendable {
         // The worker's connection is closed before `wait()` and `stop()` return: a released
         // store's own connection must be the last, to move the WAL into the file.
         let seq = handoff.take().flatMap { read in
-          try? Self.store(read.snapshot, in: read.queue, partBytes: partBytes) { [self] in lock.withLock { stopped } }
+          try? storeInPauses(read.snapshot, in: read.queue, partBytes: partBytes)
         }
         lock.withLock {
           if let seq { lastTakenSeq = max(lastTakenSeq, seq) }
@@ -135,7 +147,7 @@ final class SnapshotWorker: @unchecked Sendable {
   }
 
   /// Reads and encodes the state on a connection of the worker's own, which
-  /// ``store(_:label:in:partBytes:stopping:)`` then stores it with: in steps of short read
+  /// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)`` then stores it with: in steps of short read
   /// transactions (see ``SteppedSnapshotRead``), or, when those cannot be joined into one
   /// state, in one read transaction; checkpoints wait while it is in a transaction. `nil` when
   /// there is nothing to take.
@@ -155,12 +167,48 @@ final class SnapshotWorker: @unchecked Sendable {
     return (queue, read.snapshot)
   }
 
+  /// Stores a snapshot the worker read (see ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``),
+  /// each write waiting for a pause between the store's sends, as its checkpointer sees them,
+  /// so that a send seldom finds the write lock held, and then at most for one part's write;
+  /// a pause found lasts for the next write too, as long as no commit ends it. The
+  /// checkpointer watches the writes' commits, which add to the WAL it keeps short. With no
+  /// checkpointer, the writes are only spaced (see ``spacedWrites()``).
+  private func storeInPauses(
+    _ snapshot: HistoryLog.EncodedSnapshot, in queue: DatabaseQueue, partBytes: Int
+  ) throws -> Int64? {
+    let stopping = { [self] in lock.withLock { stopped } }
+    guard let checkpointer else {
+      return try Self.store(snapshot, in: queue, partBytes: partBytes, stopping: stopping)
+    }
+    queue.writeWithoutTransaction { checkpointer.watchCommits(of: $0) }
+    defer { queue.writeWithoutTransaction { checkpointer.uninstall(from: $0) } }
+    var pause: Int?
+    return try Self.store(
+      snapshot, in: queue, partBytes: partBytes,
+      beforeEachWrite: {
+        pause = checkpointer.waitForPauseBetweenCommits(after: pause, atMost: Self.longestWaitForPause)
+      },
+      stopping: stopping)
+  }
+
+  /// Spaces a snapshot's writes by ``pauseBetweenWritesMicroseconds``, so that a connection
+  /// waiting for the lock takes it between two of them.
+  static func spacedWrites() -> () -> Void {
+    var first = true
+    return {
+      if !first { usleep(pauseBetweenWritesMicroseconds) }
+      first = false
+    }
+  }
+
   /// Stores a snapshot read in an earlier transaction: its text's parts, each in a write
   /// transaction of its own, then its row, which makes it visible. A store's send waits for
   /// the write lock at most as long as one part takes to write.
   ///
   /// - Parameters:
   ///   - label: a manual snapshot's label; `nil` for an automatic snapshot.
+  ///   - beforeEachWrite: run before each write transaction: by default, it spaces them (see
+  ///     ``spacedWrites()``).
   ///   - stopping: checked before each transaction; `true` drops the snapshot (see ``stop()``).
   /// - Returns: its seq, or `nil` when it was dropped: the file's app schema changed since it
   ///   was read (another process migrated it), or, for an automatic one, a snapshot as recent
@@ -168,10 +216,13 @@ final class SnapshotWorker: @unchecked Sendable {
   /// - Throws: ``RewindError/Code/snapshotLabel`` if another snapshot took `label` meanwhile.
   static func store(
     _ snapshot: HistoryLog.EncodedSnapshot, label: String? = nil, in queue: DatabaseQueue,
-    partBytes: Int = defaultPartBytes, stopping: () -> Bool = { false }
+    partBytes: Int = defaultPartBytes, beforeEachWrite: () -> Void = spacedWrites(),
+    stopping: () -> Bool = { false }
   ) throws -> Int64? {
-    let parts = try writeParts(of: snapshot, in: queue, partBytes: partBytes, stopping: stopping)
+    let parts = try writeParts(
+      of: snapshot, in: queue, partBytes: partBytes, beforeEachWrite: beforeEachWrite, stopping: stopping)
     if stopping() { throw CancellationError() }
+    beforeEachWrite()
     enum Outcome { case stored, dropped, labelTaken }
     let outcome = try queue.writeWithoutTransaction { db in
       try db.inImmediateTransaction { () -> Outcome in
@@ -233,16 +284,18 @@ final class SnapshotWorker: @unchecked Sendable {
   }
 
   /// Writes all of the text of `snapshot` but its last part into `snapshot_parts`, each part
-  /// in a write transaction of its own, so that a writer on the file waits at most one part's
-  /// insert for the write lock; the snapshot's row, written later, holds the last part.
+  /// in a write transaction of its own after `beforeEachWrite` (by default, spaced: see
+  /// ``spacedWrites()``), so that a writer on the file waits at most one part's insert for the
+  /// write lock; the snapshot's row, written later, holds the last part.
   static func writeParts(
     of snapshot: HistoryLog.EncodedSnapshot, in queue: DatabaseQueue, partBytes: Int = defaultPartBytes,
-    stopping: () -> Bool = { false }
+    beforeEachWrite: () -> Void = spacedWrites(), stopping: () -> Bool = { false }
   ) throws -> WrittenParts {
     let ranges = snapshot.partRanges(maximumBytes: partBytes)
     let partSet = Self.partSet(writtenAt: Date())
     for (index, range) in ranges.dropLast().enumerated() {
       if stopping() { throw CancellationError() }
+      beforeEachWrite()
       try queue.write { db in
         try db.execute(
           sql: "INSERT INTO snapshot_parts (part_set, part, rows) VALUES (?, ?, ?)",

@@ -21,8 +21,8 @@ import GRDBSQLite
 ///   benchmark's blocks) and copies the pages written since; the next commit then starts the
 ///   WAL over, having copied and synced nothing itself. Where no pause comes before the WAL
 ///   passes `marks.commitFinishPages`, a reader of another connection holds back three passes
-///   in a row, each after a commit, or a snapshot's step waits for the WAL to start over, the
-///   store's next commit finishes instead: it copies the pages written since the last pass,
+///   in a row, each after a commit, or a snapshot's step has waited `marks.readerPatience`
+///   for the WAL to start over with no pause, the store's next commit finishes instead: it copies the pages written since the last pass,
 ///   and syncs, on the sending thread (2.5 to 4.5 ms at 100,000 tasks here, once every 1,000
 ///   pages when commits always did). A pass that leaves more than `marks.finishPages`
 ///   uncopied is followed by more passes instead, while they gain. Under a stream of sends,
@@ -58,6 +58,11 @@ final class WALCheckpointer: @unchecked Sendable {
     var commitFinishPages: Int32 = 2_000
     /// No commit for this long is a pause, in which a finishing pass runs.
     var pause: Duration = .microseconds(500)
+    /// How long a finishing pass waits for a pause while a reader waits for the WAL to start
+    /// over (a snapshot's step, see ``waitForWALToStartOver(atMost:)``) before it leaves the
+    /// store's next commit to finish: sends that never pause cannot keep the reader waiting
+    /// longer, and sends with pauses between, an app's, never finish a pass themselves.
+    var readerPatience: Duration = .milliseconds(20)
     /// The most pages a pass may leave uncopied for a commit to finish: past it (a reader of
     /// another connection held the pass back, and the WAL grew by a million pages while
     /// `rewind verify` read), another pass copies them, off the store's thread; a commit that
@@ -170,6 +175,15 @@ final class WALCheckpointer: @unchecked Sendable {
     sqlite3_wal_hook(db.sqliteConnection, walHook, Unmanaged.passUnretained(self).toOpaque())
   }
 
+  /// Makes the commits of `db`, the connection that stores the store's snapshot, known to
+  /// this checkpointer: they wake passes as the store's do, and take the place of SQLite's
+  /// automatic checkpoint there too (which ran in a snapshot's write and synced the file on
+  /// its thread, beside the passes). ``uninstall(from:)`` must run before the checkpointer is
+  /// released.
+  func watchCommits(of db: Database) {
+    sqlite3_wal_hook(db.sqliteConnection, otherWALHook, Unmanaged.passUnretained(self).toOpaque())
+  }
+
   /// Removes the hook from `db`: its commits no longer checkpoint at all.
   func uninstall(from db: Database) {
     sqlite3_wal_hook(db.sqliteConnection, nil, nil)
@@ -198,12 +212,7 @@ final class WALCheckpointer: @unchecked Sendable {
         (restartWanted, commitWaits) = (false, running)
         return .inline
       }
-      if running {
-        requestedAgain = true
-        return .none
-      }
-      running = true
-      return .background
+      return claimPasses() ? .background : .none
     }
     switch action {
     case .none:
@@ -219,11 +228,40 @@ final class WALCheckpointer: @unchecked Sendable {
         if code == SQLITE_OK { counts.inline += 1 }
       }
     case .background:
-      group.enter()
-      DispatchQueue.global(qos: .utility).async { [self] in
-        runPasses()
-        group.leave()
-      }
+      startPasses()
+    }
+  }
+
+  /// Called after each commit of a connection ``watchCommits(of:)`` watches, on its thread,
+  /// with the pages the WAL holds: it wakes passes, never checkpoints itself, and is no send
+  /// (no commit of the store's: see ``waitForPauseBetweenCommits(after:atMost:)``).
+  func committedElsewhere(pages: Int32) {
+    let start = lock.withLock { () -> Bool in
+      if pages < walPages { walStartedOver() }
+      walPages = pages
+      if waiting || stopped || pages < marksValue.backgroundPages { return false }
+      return claimPasses()
+    }
+    if start { startPasses() }
+  }
+
+  /// Whether a run of passes is to start: none runs. Otherwise the one under way is asked for
+  /// another pass. Called with the lock held.
+  private func claimPasses() -> Bool {
+    if running {
+      requestedAgain = true
+      return false
+    }
+    running = true
+    return true
+  }
+
+  /// Runs passes on a global queue, claimed by ``claimPasses()``.
+  private func startPasses() {
+    group.enter()
+    DispatchQueue.global(qos: .utility).async { [self] in
+      runPasses()
+      group.leave()
     }
   }
 
@@ -256,8 +294,8 @@ final class WALCheckpointer: @unchecked Sendable {
           // A WAL this large has not started over for a while: writers never let it. Much
           // left uncopied, another pass copies it as long as passes gain (a reader of another
           // connection may hold them all back). A little, a finishing pass copies it in the
-          // next pause; where none comes, or passes are held back, or a reader waits for the
-          // WAL to start over, the store's next commit finishes it.
+          // next pause; where none comes (soon enough for a reader waiting for the WAL to
+          // start over), or passes are held back, the store's next commit finishes it.
           if logPages >= marksValue.restartPages, uncopied > 0 {
             let gained = copied != lastCopied
             // Only a reader leaves a pass less than the WAL it saw. The store's own holds it at
@@ -302,10 +340,11 @@ final class WALCheckpointer: @unchecked Sendable {
 
   /// Whether the store's next commit is to finish a pass rather than a finishing pass wait for
   /// a pause: the WAL holds `pages`, at or past the commit-finish mark (never past the mark
-  /// where commits checkpoint themselves anyway), or a reader waits for it to start over. Read
-  /// with the lock held.
-  private func commitMustFinish(atPages pages: Int32) -> Bool {
-    pages >= min(marksValue.commitFinishPages, marksValue.inlinePages) || readersWaitingForRestart > 0
+  /// where commits checkpoint themselves anyway), or a reader has waited for it to start over
+  /// for `marks.readerPatience` of the pass's `wait` with no pause. Read with the lock held.
+  private func commitMustFinish(atPages pages: Int32, waited wait: Duration = .zero) -> Bool {
+    pages >= min(marksValue.commitFinishPages, marksValue.inlinePages)
+      || (readersWaitingForRestart > 0 && wait >= marksValue.readerPatience)
   }
 
   /// How many passes in a row, each after a commit of the store, a reader may hold back
@@ -314,10 +353,11 @@ final class WALCheckpointer: @unchecked Sendable {
 
   /// Waits for a pause between the store's commits, for a finishing pass. Returns `false`,
   /// with the worker's run ended, when it is to stop or wait, and also, with the store's next
-  /// commit asked to finish, when the WAL passes the mark first or a reader waits for it to
-  /// start over.
+  /// commit asked to finish, when the WAL passes the mark first or a reader has waited for it
+  /// to start over for `marks.readerPatience`.
   private func waitForPause() -> Bool {
-    var (seen, since) = (lock.withLock { commits }, ContinuousClock.now)
+    let start = ContinuousClock.now
+    var (seen, since) = (lock.withLock { commits }, start)
     while true {
       Thread.sleep(forTimeInterval: 0.000_1)
       let outcome = lock.withLock { () -> Bool? in
@@ -325,7 +365,7 @@ final class WALCheckpointer: @unchecked Sendable {
           running = false
           return false
         }
-        if commitMustFinish(atPages: walPages) {
+        if commitMustFinish(atPages: walPages, waited: ContinuousClock.now - start) {
           (restartWanted, restartLog, running) = (true, walPages, false)
           return false
         }
@@ -402,6 +442,35 @@ final class WALCheckpointer: @unchecked Sendable {
     }
   }
 
+  /// Waits, at most `limit`, for a pause between the store's commits (none for
+  /// `marks.pause`) with the WAL short of `marks.restartPages`, and returns the commits
+  /// counted then: passed back as `previous`, it says that the pause lasts while no commit
+  /// came since. Called by the store's snapshot before each of its writes (on a connection
+  /// ``watchCommits(of:)`` watches), so that sends seldom find the write lock held, and the
+  /// snapshot's pages do not keep a finishing pass from starting the WAL over: it writes
+  /// again once the WAL has.
+  func waitForPauseBetweenCommits(after previous: Int?, atMost limit: Duration) -> Int {
+    let start = ContinuousClock.now
+    var (seen, since, short) = lock.withLock { (commits, start, walIsShortOrCopied) }
+    if seen == previous, short { return seen }
+    while true {
+      Thread.sleep(forTimeInterval: 0.000_1)
+      let (latest, done) = lock.withLock { () -> (Int, Bool) in
+        short = walIsShortOrCopied
+        return (commits, stopped)
+      }
+      let now = ContinuousClock.now
+      if latest != seen { (seen, since) = (latest, now) }
+      if done || (short && now - since >= marksValue.pause) || now - start >= limit { return seen }
+    }
+  }
+
+  /// Whether the WAL is short of `marks.restartPages`, or wholly copied by the last pass, so
+  /// that the next write starts it over. Read with the lock held.
+  private var walIsShortOrCopied: Bool {
+    walPages < marksValue.restartPages || (!running && lastCopied >= walPages)
+  }
+
   /// Waits for the pass under way, then closes the worker's connection: once its store is
   /// released, nothing of it holds the file open.
   func stop() {
@@ -409,6 +478,16 @@ final class WALCheckpointer: @unchecked Sendable {
     group.wait()
     connection = nil
   }
+}
+
+/// The WAL hook of a connection that stores the store's snapshot (see
+/// ``WALCheckpointer/watchCommits(of:)``).
+private func otherWALHook(
+  _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: Int32
+) -> Int32 {
+  guard let context else { return SQLITE_OK }
+  Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committedElsewhere(pages: pages)
+  return SQLITE_OK
 }
 
 /// The WAL hook: SQLite calls it after each commit on the store's connection.

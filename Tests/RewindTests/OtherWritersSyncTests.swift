@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+
+/// A store's write first takes in what other connections committed since its last one
+/// (`HistoryLog.sync`). A commit that logged nothing (a snapshot stored by the tool, or by the
+/// store's own worker on a connection of its own, part after part) leaves the position as it
+/// was: only the latest snapshot is read. One that logged an entry, compacted or migrated has
+/// the position read again.
+@MainActor
+@Suite struct OtherWritersSyncTests {
+  let directory: TemporaryDirectory
+  let path: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("journal.sqlite")
+  }
+
+  func storeWithEntries(_ count: Int = 5) throws -> JournalStore {
+    let store = try JournalStore.journal(path: path)
+    for index in 0..<count { try store.send(.add(title: "Entry \(index)")) }
+    return store
+  }
+
+  func fileLastSeq() throws -> Int64 {
+    try DatabaseQueue(path: path).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM action_log") ?? 0 }
+  }
+
+  @Test func aCommitThatLogsNothingIsTakenWithoutReadingThePositionAgain() throws {
+    let store = try storeWithEntries()
+    let reloads = store.repository.history.reloads
+    let seq = try RewindDatabase(path: path).snapshot(label: "by the tool")
+    try store.send(.add(title: "After the snapshot"))
+    #expect(store.repository.history.reloads == reloads)
+    // The automatic snapshot policy counts from the tool's snapshot.
+    #expect(store.repository.history.lastSnapshotSeq == seq)
+    #expect(try fileState(path) == store.state)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+    // Undo goes on from the position the store kept.
+    _ = try store.undo()
+    #expect(!store.state.entries.values.contains { $0.title == "After the snapshot" })
+    #expect(try fileState(path) == store.state)
+  }
+
+  @Test func aCommitThatLoggedAnEntryHasThePositionReadAgainAndFollowed() throws {
+    let store = try storeWithEntries()
+    let reloads = store.repository.history.reloads
+    _ = try RewindDatabase(path: path).undo()
+    try store.send(.add(title: "After the tool's undo"))
+    #expect(store.repository.history.reloads == reloads + 1)
+    #expect(!store.state.entries.values.contains { $0.title == "Entry 4" })
+    #expect(try fileState(path) == store.state)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
+  @Test func aCompactionHasThePositionReadAgain() throws {
+    let store = try storeWithEntries()
+    let reloads = store.repository.history.reloads
+    _ = try RewindDatabase(path: path).compact(keep: 2)
+    try store.send(.add(title: "After compaction"))
+    #expect(store.repository.history.reloads > reloads)
+    #expect(try fileState(path) == store.state)
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
+  /// A value the quick look cannot take (the base seq written as text, by hand) has the
+  /// position read again, which names it; nothing is written.
+  @Test func aTamperedBaseSeqIsReportedByTheNextWriteAndNothingIsWritten() throws {
+    let store = try storeWithEntries(2)
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "INSERT OR REPLACE INTO rewind_meta (key, value) VALUES ('base_seq', 'soon')")
+    }
+    let lastSeq = try fileLastSeq()
+    #expect {
+      try store.send(.add(title: "Refused"))
+    } throws: { error in
+      (error as? RewindError)?.code == .corruptData && "\(error)".contains("base_seq")
+    }
+    #expect(try fileLastSeq() == lastSeq)
+  }
+}
