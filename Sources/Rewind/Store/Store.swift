@@ -250,7 +250,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     set { repository.snapshotSpacing = newValue }
   }
 
-  /// The most bytes of an automatic snapshot's text written in one transaction (256 KiB), for
+  /// The most bytes of an automatic snapshot's text written in one transaction (64 KiB), for
   /// tests that want small states stored in parts; 0 for a store with no file.
   @_spi(Benchmarks) public var automaticSnapshotPartBytes: Int {
     get { repository.worker?.partBytes ?? 0 }
