@@ -9,9 +9,9 @@ import GRDB
 /// in steps of short read transactions, joined into one state with the log entries committed
 /// meanwhile (see ``SteppedSnapshotRead``), and only then writes the text, in parts of 64 KiB,
 /// each in a short write transaction of its own, in a pause between the store's sends (see
-/// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``). At most one snapshot is under way at a time; a
-/// failed one is dropped (a snapshot only speeds up later jumps), and the next one is due soon.
-/// A released store stops it (``stop()``).
+/// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``). At most one snapshot is under
+/// way at a time; a failed one is dropped (a snapshot only speeds up later jumps), and the
+/// next one is due soon. A released store stops it (``stop()``).
 ///
 /// When the steps cannot be joined (a migration meanwhile, a row inserted or deleted past the
 /// log, a table whose key is not its primary key), it reads the tables in one read transaction
@@ -147,10 +147,10 @@ final class SnapshotWorker: @unchecked Sendable {
   }
 
   /// Reads and encodes the state on a connection of the worker's own, which
-  /// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)`` then stores it with: in steps of short read
-  /// transactions (see ``SteppedSnapshotRead``), or, when those cannot be joined into one
-  /// state, in one read transaction; checkpoints wait while it is in a transaction. `nil` when
-  /// there is nothing to take.
+  /// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)`` then stores it with: in steps
+  /// of short read transactions (see ``SteppedSnapshotRead``), or, when those cannot be joined
+  /// into one state, in one read transaction; checkpoints wait while it is in a transaction.
+  /// `nil` when there is nothing to take.
   private func readSnapshot(
     stopping: () -> Bool
   ) throws -> (queue: DatabaseQueue, snapshot: HistoryLog.EncodedSnapshot)? {
@@ -167,8 +167,8 @@ final class SnapshotWorker: @unchecked Sendable {
     return (queue, read.snapshot)
   }
 
-  /// Stores a snapshot the worker read (see ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``),
-  /// each write waiting for a pause between the store's sends, as its checkpointer sees them,
+  /// Stores a snapshot the worker read (see
+  /// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``), each write waiting for a pause between the store's sends, as its checkpointer sees them,
   /// so that a send seldom finds the write lock held, and then at most for one part's write;
   /// a pause found lasts for the next write too, as long as no commit ends it. The
   /// checkpointer watches the writes' commits, which add to the WAL it keeps short. With no

@@ -22,9 +22,9 @@ import GRDBSQLite
 ///   WAL over, having copied and synced nothing itself. Where no pause comes before the WAL
 ///   passes `marks.commitFinishPages`, a reader of another connection holds back three passes
 ///   in a row, each after a commit, or a snapshot's step has waited `marks.readerPatience`
-///   for the WAL to start over with no pause, the store's next commit finishes instead: it copies the pages written since the last pass,
-///   and syncs, on the sending thread (2.5 to 4.5 ms at 100,000 tasks here, once every 1,000
-///   pages when commits always did). A pass that leaves more than `marks.finishPages`
+///   for the WAL to start over with no pause, the store's next commit finishes instead: it
+///   copies the pages written since the last pass, and syncs, on the sending thread (2.5 to
+///   4.5 ms at 100,000 tasks here, once every 1,000 pages when commits always did). A pass that leaves more than `marks.finishPages`
 ///   uncopied is followed by more passes instead, while they gain. Under a stream of sends,
 ///   the WAL grows past SQLite's own mark only up to `marks.commitFinishPages`: each frame a
 ///   commit appends is entered in the WAL's index past every earlier frame of the same page,
@@ -443,7 +443,8 @@ final class WALCheckpointer: @unchecked Sendable {
   }
 
   /// Waits, at most `limit`, for a pause between the store's commits (none for
-  /// `marks.pause`) with the WAL short of `marks.restartPages`, and returns the commits
+  /// `marks.pause`) with the WAL short of `marks.restartPages` or wholly copied (see
+  /// ``walIsShortOrCopied``), and returns the commits
   /// counted then: passed back as `previous`, it says that the pause lasts while no commit
   /// came since. Called by the store's snapshot before each of its writes (on a connection
   /// ``watchCommits(of:)`` watches), so that sends seldom find the write lock held, and the
