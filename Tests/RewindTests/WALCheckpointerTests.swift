@@ -63,6 +63,38 @@ import Testing
     #expect(checkpointer.checkpoints.inline == early, "\(checkpointer.checkpoints)", sourceLocation: sourceLocation)
   }
 
+  /// Sends 40 bursts of 25 adds, each followed by a pause (the worker's passes end), as an
+  /// app's sends come; returns the most pages the WAL held after a burst.
+  func sendBurstsWithPauses(to store: JournalStore) throws -> Int {
+    var largest = 0
+    for burst in 0..<40 {
+      for index in 0..<25 { try store.send(.add(title: "Entry \(burst).\(index)")) }
+      largest = max(largest, walPages())
+      store.repository.checkpointer!.wait()
+    }
+    return largest
+  }
+
+  /// Runs `body` while another thread waits for the WAL to start over, again each time it goes
+  /// on (as soon as it sees no commit for a moment, which a loaded machine's slow sends leave),
+  /// as a snapshot's steps do.
+  func whileAReaderWaitsForTheWALToStartOver<T>(_ checkpointer: WALCheckpointer, _ body: () throws -> T) rethrows -> T {
+    let readerWaits = ReadingFlag()
+    let readerDone = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      while readerWaits.value {
+        checkpointer.waitForWALToStartOver(atMost: .seconds(1))
+        Thread.sleep(forTimeInterval: 0.000_1)
+      }
+      readerDone.signal()
+    }
+    defer {
+      readerWaits.value = false
+      readerDone.wait()
+    }
+    return try body()
+  }
+
   /// The pages the WAL file holds: its header and frames of 4 KiB pages.
   func walPages() -> Int {
     let size = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
@@ -123,12 +155,7 @@ import Testing
     // No automatic snapshot falls due: its steps wait for the WAL to start over, which has the
     // store's commits finish passes.
     store.repository.snapshotSpacing = .max
-    var largest = 0
-    for burst in 0..<40 {
-      for index in 0..<25 { try store.send(.add(title: "Entry \(burst).\(index)")) }
-      largest = max(largest, walPages())
-      checkpointer.wait()  // the pause: the worker's passes end
-    }
+    let largest = try sendBurstsWithPauses(to: store)
     #expect(checkpointer.checkpoints.inline == 0, "\(checkpointer.checkpoints)")
     // Some 2,000 pages were committed; a burst adds about 50.
     #expect(largest < 400, "the WAL grew to \(largest) pages (\(checkpointer.checkpoints))")
@@ -149,26 +176,15 @@ import Testing
     store.repository.snapshotSpacing = .max  // a snapshot due would pause checkpoints
     for index in 0..<60 { try store.send(.add(title: "Entry \(index)")) }
     #expect(checkpointer.checkpoints.inline == 0)
-    // The reader waits again each time it goes on (it does as soon as it sees no commit for a
-    // moment, which a loaded machine's slow sends leave), as a snapshot's steps do.
-    let readerWaits = ReadingFlag()
-    let readerDone = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-      while readerWaits.value {
-        checkpointer.waitForWALToStartOver(atMost: .seconds(1))
-        Thread.sleep(forTimeInterval: 0.000_1)
-      }
-      readerDone.signal()
-    }
     // Sends until a commit finished a pass and the WAL then started over, or 3,000 of them.
     var (sent, smallest) = (0, Int32.max)
-    while sent < 3_000, checkpointer.checkpoints.inline == 0 || smallest >= 40 {
-      try store.send(.add(title: "While waiting \(sent)"))
-      sent += 1
-      if checkpointer.checkpoints.inline > 0 { smallest = min(smallest, checkpointer.walPagesAfterLastCommit) }
+    try whileAReaderWaitsForTheWALToStartOver(checkpointer) {
+      while sent < 3_000, checkpointer.checkpoints.inline == 0 || smallest >= 40 {
+        try store.send(.add(title: "While waiting \(sent)"))
+        sent += 1
+        if checkpointer.checkpoints.inline > 0 { smallest = min(smallest, checkpointer.walPagesAfterLastCommit) }
+      }
     }
-    readerWaits.value = false
-    readerDone.wait()
     #expect(checkpointer.checkpoints.inline > 0, "no commit finished a pass for the waiting reader")
     #expect(smallest < 40, "the WAL never started over in \(sent) sends")
     #expect(try fileState(path) == store.state)
@@ -187,23 +203,7 @@ import Testing
         inlinePages: 1_000_000))
     let checkpointer = store.repository.checkpointer!
     store.repository.snapshotSpacing = .max
-    let readerWaits = ReadingFlag()
-    let readerDone = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-      while readerWaits.value {
-        checkpointer.waitForWALToStartOver(atMost: .seconds(1))
-        Thread.sleep(forTimeInterval: 0.000_1)
-      }
-      readerDone.signal()
-    }
-    var largest = 0
-    for burst in 0..<40 {
-      for index in 0..<25 { try store.send(.add(title: "Entry \(burst).\(index)")) }
-      largest = max(largest, walPages())
-      checkpointer.wait()  // the pause: the worker's passes end
-    }
-    readerWaits.value = false
-    readerDone.wait()
+    let largest = try whileAReaderWaitsForTheWALToStartOver(checkpointer) { try sendBurstsWithPauses(to: store) }
     #expect(checkpointer.checkpoints.inline == 0, "\(checkpointer.checkpoints)")
     // Some 2,000 pages were committed; a burst adds about 50.
     #expect(largest < 400, "the WAL grew to \(largest) pages (\(checkpointer.checkpoints))")

@@ -162,13 +162,7 @@ struct HistoryLog {
   /// stored a snapshot, say). What it cannot tell (a value of another type) it leaves to a
   /// reload, which reports it.
   private func isCurrent(_ row: Row) -> Bool {
-    func integer(_ column: String) -> Int64?? {
-      switch (row[column] as DatabaseValue).storage {
-      case .null: .some(nil)
-      case .int64(let value): value
-      default: nil
-      }
-    }
+    func integer(_ column: String) -> Int64?? { (row[column] as DatabaseValue).integerOrNull }
     guard case .some(let last) = integer("last_seq"), case .some(let base) = integer("base_seq"),
       case .some(let initialized) = integer("initialized_through")
     else { return false }

@@ -27,14 +27,25 @@ extension Row {
   }
 }
 
+extension DatabaseValue {
+  /// The integer this value holds, `.some(nil)` for NULL, and `nil` for a value of another
+  /// type (a real, even a whole one, or text): stricter than GRDB's `Int64` decoding.
+  var integerOrNull: Int64?? {
+    switch storage {
+    case .null: .some(nil)
+    case .int64(let integer): integer
+    default: nil
+    }
+  }
+}
+
 extension Database {
   /// One integer, type-checked, from a query of one row and one column (`nil` when no row or
   /// NULL).
   func checkedInteger(_ sql: String, arguments: StatementArguments = [], what: String) throws -> Int64? {
     guard let row = try Row.fetchOne(cachedStatement(sql: sql), arguments: arguments) else { return nil }
     let value = row[0] as DatabaseValue
-    if value.isNull { return nil }
-    guard case .int64(let integer) = value.storage else {
+    guard case .some(let integer) = value.integerOrNull else {
       throw RewindError(.corruptData, "\(what) holds \(value) where an integer belongs")
     }
     return integer

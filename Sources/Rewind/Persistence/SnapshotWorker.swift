@@ -168,9 +168,10 @@ final class SnapshotWorker: @unchecked Sendable {
   }
 
   /// Stores a snapshot the worker read (see
-  /// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``), each write waiting for a pause between the store's sends, as its checkpointer sees them,
-  /// so that a send seldom finds the write lock held, and then at most for one part's write;
-  /// a pause found lasts for the next write too, as long as no commit ends it. The
+  /// ``store(_:label:in:partBytes:beforeEachWrite:stopping:)``), each write waiting for a
+  /// pause between the store's sends, as its checkpointer sees them, so that a send seldom
+  /// finds the write lock held, and then at most for one part's write; a pause found lasts
+  /// for the next write too, as long as no commit ends it. The
   /// checkpointer watches the writes' commits, which add to the WAL it keeps short. With no
   /// checkpointer, the writes are only spaced (see ``spacedWrites()``).
   private func storeInPauses(

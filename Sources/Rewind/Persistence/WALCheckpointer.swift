@@ -24,8 +24,9 @@ import GRDBSQLite
 ///   in a row, each after a commit, or a snapshot's step has waited `marks.readerPatience`
 ///   for the WAL to start over with no pause, the store's next commit finishes instead: it
 ///   copies the pages written since the last pass, and syncs, on the sending thread (2.5 to
-///   4.5 ms at 100,000 tasks here, once every 1,000 pages when commits always did). A pass that leaves more than `marks.finishPages`
-///   uncopied is followed by more passes instead, while they gain. Under a stream of sends,
+///   4.5 ms at 100,000 tasks here, once every 1,000 pages when commits always did). A pass
+///   that leaves more than `marks.finishPages` uncopied is followed by more passes instead,
+///   while they gain. Under a stream of sends,
 ///   the WAL grows past SQLite's own mark only up to `marks.commitFinishPages`: each frame a
 ///   commit appends is entered in the WAL's index past every earlier frame of the same page,
 ///   and the pages every commit writes (the log's last page, the undo stack's) are there
