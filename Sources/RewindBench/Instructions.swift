@@ -35,8 +35,10 @@ struct InstructionCount {
         removeDatabase(floorPath)
       }
       note("instructions, \(size) tasks: opening, the engine and the raw read, under callgrind")
+      // With the work of the threads that build the state's tables while the file is read.
       let openEngine = try callgrind(
-        collecting: "callgrindEngineOpen", label: "open.\(size)", ["--callgrind-child", "open", "--path", floorPath])
+        collecting: "callgrindEngineOpen", "storeHandedOver", label: "open.\(size)",
+        ["--callgrind-child", "open", "--path", floorPath])
       let openRaw = try callgrind(
         collecting: "callgrindRawRead", label: "raw.\(size)", ["--callgrind-child", "raw", "--path", floorPath])
       opens.append(
@@ -152,9 +154,10 @@ struct InstructionCount {
     try Self.runQuietly("/usr/bin/strip", ["--strip-debug", program])
   }
 
-  /// Runs this program with `arguments` under callgrind, counting only inside `function`, and
-  /// returns the instructions counted.
-  private func callgrind(collecting function: String, label: String, _ arguments: [String]) throws -> Int {
+  /// Runs this program with `arguments` under callgrind, counting only inside `functions`, and
+  /// returns the instructions counted. Callgrind collects per thread: a thread's work is
+  /// counted inside a function of its own named here.
+  private func callgrind(collecting functions: String..., label: String, _ arguments: [String]) throws -> Int {
     // REWIND_CALLGRIND_KEEP=folder keeps each profile there, for callgrind_annotate.
     let kept = ProcessInfo.processInfo.environment["REWIND_CALLGRIND_KEEP"]
     // valgrind cannot write a profile into a folder that does not exist (it says only that
@@ -168,7 +171,8 @@ struct InstructionCount {
     // binary count the same, and a change's effect measurable to a few hundred instructions.
     try Self.runQuietly(
       Self.valgrind,
-      ["--tool=callgrind", "--callgrind-out-file=\(output)", "--toggle-collect=*\(function)*", program] + arguments,
+      ["--tool=callgrind", "--callgrind-out-file=\(output)"] + functions.map { "--toggle-collect=*\($0)*" }
+        + [program] + arguments,
       environment: ["SWIFT_DETERMINISTIC_HASHING": "1"])
     let text = try String(contentsOfFile: output, encoding: .utf8)
     guard

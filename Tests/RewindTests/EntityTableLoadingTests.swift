@@ -36,7 +36,10 @@ struct EntityTableLoadingTests {
     }
   }
 
-  @Test(arguments: [1, 5, EntityTable<Word>.loadingBatch - 1, EntityTable<Word>.loadingBatch + 3, 2_500])
+  @Test(arguments: [
+    1, 5, BackgroundBuild<EntityTable<Word>, Word>.batchSize - 1,
+    BackgroundBuild<EntityTable<Word>, Word>.batchSize + 3, 2_500,
+  ])
   func theRowReadLastIsKeptWhereverTheBatchesFall(twin: Int) throws {
     let count = 3_000
     let table = try loaded(count: count, twin: twin)

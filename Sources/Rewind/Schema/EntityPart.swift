@@ -71,24 +71,30 @@ final class EntityPart<Root, E: Entity>: StatePart {
     let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
     // Checked against the table's columns when the part was set up (`checkColumnOrder`).
     let order = E.databaseColumnOrder
-    let entities: EntityTable<E>
+    let build: BackgroundBuild<EntityTable<E>, E>
     do {
       // A closure each, so that each decodes with no test per row.
       let rows = try Row.fetchCursor(db, sql: selection(order))
-      entities =
+      build =
         order == nil
-        ? try EntityTable(loading: rows, count: count) { try E(row: $0) }
-        : try EntityTable(loading: rows, count: count) { try E(orderedRow: $0) }
+        ? try EntityTable.build(loading: rows, count: count) { try E(row: $0) }
+        : try EntityTable.build(loading: rows, count: count) { try E(orderedRow: $0) }
     } catch {
       let key =
         (try? firstUndecodableKey(db, order: order)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
       throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)\(key)", underlying: error)
     }
-    #if DEBUG
-      if order != nil { try checkOrderedDecoding(of: entities, db) }
-    #endif
     let keyPath = keyPath
-    return { root in root[keyPath: keyPath] = entities }
+    #if DEBUG
+      if order != nil {
+        let entities = build.take()
+        try checkOrderedDecoding(of: entities, db)
+        return { root in root[keyPath: keyPath] = entities }
+      }
+    #endif
+    // Taken when the state is put together, after the other parts are read: the table is
+    // built meanwhile.
+    return { root in root[keyPath: keyPath] = build.take() }
   }
 
   /// Refuses an ``Entity/databaseColumnOrder`` that does not name each of the table's

@@ -101,7 +101,12 @@ final class KeyedListPart<
 
   @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
-    var lists = OrderedIDLists<Owner, ID>()
+    typealias Build = BackgroundBuild<OrderedIDLists<Owner, ID>, (owner: Owner, id: ID, position: String)>
+    let build = Build(OrderedIDLists()) { lists, batch in
+      for (owner, id, position) in batch { lists.loadPosition(position, of: id, owner: owner) }
+      batch.removeAll(keepingCapacity: false)
+    }
+    var batch: [Build.Row] = []
     // In the order of `list_entries_by_owner`, which covers the query (no sort, no lookup in
     // the table), through SQLite's C API, as `ListPart` reads: each list's members come in
     // position order, so each is appended.
@@ -118,10 +123,14 @@ final class KeyedListPart<
             "list_entries: list family \(name) has an invalid entry: owner \(ownerValue), id \(idValue), position \(positionValue)"
           )
         }
-        lists.loadPosition(position, of: id, owner: owner)
+        batch.append((owner, id, position))
+        if batch.count == Build.batchSize { build.add(&batch) }
       }
+    build.end(&batch)
     let keyPath = keyPath
-    return { root in root[keyPath: keyPath] = lists }
+    // Taken when the state is put together, after the other parts are read: the family is
+    // built meanwhile.
+    return { root in root[keyPath: keyPath] = build.take() }
   }
 
   @inlinable

@@ -72,12 +72,13 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
-    // Not sized with a `count(*)` first: that is a second pass over the list's index, which
-    // costs more than the array's doublings (the list's dictionary is sized from the array).
-    var entries: [(key: String, id: ID)] = []
+    // Not sized with a `count(*)` first: that is a second pass over the list's index.
+    typealias Build = BackgroundBuild<OrderedIDList<ID>.Loader, (key: String, id: ID)>
+    let build = Build(OrderedIDList.Loader()) { loader, batch in loader.append(&batch) }
+    var batch: [Build.Row] = []
     // In the order of `list_entries_by_owner`, which covers the query: no sort and no lookup
     // in the table. A fixed list's owner is NULL, so that is position order. Members a file
-    // gave equal keys, or (by hand) an owner, come out of order: `OrderedIDList(loading:)`
+    // gave equal keys, or (by hand) an owner, come out of order: `OrderedIDList.Loader`
     // places those where they belong.
     try db.cachedStatement(sql: Self.loadingSQL)
       .forEachRow(binding: [name.databaseValue]) { row in
@@ -89,11 +90,14 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
           throw RewindError(
             .corruptData, "list_entries: list \(name) has an invalid entry: id \(idValue), position \(positionValue)")
         }
-        entries.append((position, id))
+        batch.append((position, id))
+        if batch.count == Build.batchSize { build.add(&batch) }
       }
-    let list = OrderedIDList(loading: entries)
+    build.end(&batch)
     let keyPath = keyPath
-    return { root in root[keyPath: keyPath] = list }
+    // Taken when the state is put together, after the other parts are read: the list is
+    // built meanwhile.
+    return { root in root[keyPath: keyPath] = build.take().finish() }
   }
 
   @inlinable

@@ -31,23 +31,33 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
   /// it reserves space).
   @inlinable
   init(loading rows: RowCursor, count: Int, _ decode: (Row) throws -> Entity) throws {
-    storage.reserveCapacity(count)
+    self = try Self.build(loading: rows, count: count, decode).take()
+  }
+
+  /// Reads the entities `rows` decode to, through `decode`, and stores them into a table on a
+  /// queue of the build's (``BackgroundBuild``), a batch at a time, while the next batch is read
+  /// and decoded. `count` of them are expected (an estimate: it reserves space).
+  @inlinable
+  static func build(
+    loading rows: RowCursor, count: Int, _ decode: (Row) throws -> Entity
+  ) throws -> BackgroundBuild<Self, Entity> {
+    typealias Build = BackgroundBuild<Self, Entity>
+    var table = Self()
+    table.storage.reserveCapacity(count)
+    let build = Build(table) { table, batch in table.storeLoaded(&batch) }
     // Stored in batches: each store into a large table is a cache miss, and the atomic
     // operations of reading a row (a retain, an allocation's lock) wait for the stores before
     // them, one miss at a time; a batch's stores, with nothing atomic between them, miss
-    // together.
+    // together, on the build's thread while this one reads.
     var batch: [Entity] = []
-    batch.reserveCapacity(min(count, Self.loadingBatch))
+    batch.reserveCapacity(min(count, Build.batchSize))
     while let row = try rows.next() {
       batch.append(try decode(row))
-      if batch.count == Self.loadingBatch { storeLoaded(&batch) }
+      if batch.count == Build.batchSize { build.add(&batch) }
     }
-    storeLoaded(&batch)
+    build.end(&batch)
+    return build
   }
-
-  /// How many decoded entities ``init(loading:count:_:)`` stores at once.
-  @inlinable
-  static var loadingBatch: Int { 1_024 }
 
   /// Stores and empties `batch`, in its order: of two rows whose ids are equal in Swift but not
   /// in SQLite (strings that differ only in Unicode normalization), the one read last is kept,

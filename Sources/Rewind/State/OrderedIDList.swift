@@ -163,33 +163,12 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   }
 
   /// A list of `entries` (position keys and ids, read in order), with no change recorded:
-  /// loading. Built in one pass when they are in order with no id twice; otherwise each is
-  /// placed where it belongs, as ``loadPosition(_:of:)`` does. - Complexity: O(n) in order.
+  /// loading, as ``Loader`` builds it. - Complexity: O(n) in order.
   @inlinable
   init(loading entries: [(key: String, id: ID)]) {
-    self.init()
-    keys.reserveCapacity(entries.count)
-    var chunk: [Entry] = []
-    var previous: Entry?
-    for (key, id) in entries {
-      let entry = Entry(key: key, id: id)
-      guard previous.map({ $0.precedes(entry) }) ?? true, keys.updateValue(key, forKey: id) == nil else {
-        self = OrderedIDList()
-        keys.reserveCapacity(entries.count)
-        for (key, id) in entries { loadPosition(key, of: id) }
-        return
-      }
-      // Chunks filled to half capacity, leaving room for inserts.
-      if chunk.count == Self.chunkCapacity / 2 {
-        chunks.append(chunk)
-        chunk = []
-      }
-      if chunk.isEmpty { chunk.reserveCapacity(Self.chunkCapacity / 2) }
-      chunk.append(entry)
-      previous = entry
-    }
-    if !chunk.isEmpty { chunks.append(chunk) }
-    counts = ChunkCounts(chunks.lazy.map(\.count))
+    var loader = Loader(expectedCount: entries.count)
+    for (key, id) in entries { loader.append(key, of: id) }
+    self = loader.finish()
   }
 
   /// Appends `id` with `key` without recording a change, when `key` sorts after every member
