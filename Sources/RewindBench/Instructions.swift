@@ -234,6 +234,16 @@ struct InstructionCount {
       try callgrindEngineOpen(path)
     case "raw":
       _ = try callgrindRawRead(path)
+    case "time-open", "time-raw":
+      // One timed open in this fresh process, as an app opens its file at launch: the
+      // microseconds on standard output.
+      var samples = Samples()
+      if role == "time-open" {
+        try samples.time { try callgrindEngineOpen(path) }
+      } else {
+        try samples.time { _ = try callgrindRawRead(path) }
+      }
+      print(samples.values[0])
     default:
       throw FloorError("unknown --callgrind-child \(role)")
     }

@@ -29,6 +29,8 @@ struct Results {
   var redo: [String: Samples] = [:]
   var openEngineMs: [String: Double] = [:]
   var openRawMs: [String: Double] = [:]
+  var openEngineFreshMs: [String: Double] = [:]
+  var openRawFreshMs: [String: Double] = [:]
   var releaseEngineMs: [String: Double] = [:]
   var releaseRawMs: [String: Double] = [:]
   /// How long the engine's state then took to be freed on its background queue, waited for
@@ -121,10 +123,11 @@ struct Results {
     }
     lines.append("")
     lines.append(
-      "Open, ms (engine / raw read of the same tables, until the state is in memory; then the release of each)")
+      "Open, ms (engine / raw read of the same tables, until the state is in memory, in this process and each in a fresh one; then the release of each)"
+    )
     for size in Self.sizes where openEngineMs[size] != nil {
       lines.append(
-        "  \(size) tasks: \(f(openEngineMs[size]!)) / \(f(openRawMs[size]!)), ratio \(f(openEngineMs[size]! / openRawMs[size]!, 2)); release \(f(releaseEngineMs[size]!)) / \(f(releaseRawMs[size]!)) (then waited for the engine's state to be freed in the background: \(f(freedEngineMs[size]!)))"
+        "  \(size) tasks: \(f(openEngineMs[size]!)) / \(f(openRawMs[size]!)), ratio \(f(openEngineMs[size]! / openRawMs[size]!, 2)); fresh processes \(f(openEngineFreshMs[size]!)) / \(f(openRawFreshMs[size]!)), ratio \(f(openEngineFreshMs[size]! / openRawFreshMs[size]!, 2)); release \(f(releaseEngineMs[size]!)) / \(f(releaseRawMs[size]!)) (then waited for the engine's state to be freed in the background: \(f(freedEngineMs[size]!)))"
       )
     }
     lines.append("Restore / export at a seq, ms (on the dispatch files; export of the current state for comparison)")
@@ -174,6 +177,7 @@ struct Results {
       "undo_us": stats(undo),
       "redo_us": stats(redo),
       "open_ms": ["engine": openEngineMs, "raw": openRawMs],
+      "open_fresh_process_ms": ["engine": openEngineFreshMs, "raw": openRawFreshMs],
       "release_ms": ["engine": releaseEngineMs, "raw": releaseRawMs, "engine_freed_in_background": freedEngineMs],
       "seq_ms": seqMs.mapValues { ["seq": Double($0.seq), "restore": $0.restoreMs, "export": $0.exportMs] },
       "export_current_ms": exportCurrentMs,
