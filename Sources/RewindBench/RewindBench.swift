@@ -302,7 +302,8 @@ struct Benchmark {
     let printed = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0,
-      let microseconds = Double(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+      let microseconds = Double(
+        String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     else { throw FloorError("--callgrind-child \(role) failed (exit \(process.terminationStatus))") }
     return microseconds
   }
