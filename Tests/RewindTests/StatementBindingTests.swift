@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 import Testing
@@ -28,6 +29,26 @@ struct StatementBindingTests {
       // Empty text is text, not NULL (SQLite binds a null pointer as NULL).
       #expect(rows.allSatisfy { $0["type"] == "text" })
       #expect(rows.allSatisfy { $0["c"] == DatabaseValue.null })
+    }
+  }
+
+  /// An empty blob is a blob, not NULL: SQLite binds a null pointer as NULL, and an empty
+  /// `Data`'s bytes may have none. A `NOT NULL` column takes it, and it reads back empty.
+  @Test func anEmptyBlobIsBoundAsABlob() throws {
+    let queue = try DatabaseQueue()
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (n INTEGER, b BLOB NOT NULL)")
+      let statement = try db.makeStatement(sql: "INSERT INTO t (n, b) VALUES (?, ?)")
+      let blobs = [Data(), Data(capacity: 64), Data([1, 2])[2...], Data([0, 1, 2]), Data(repeating: 7, count: 2_000)]
+      for (index, blob) in blobs.enumerated() {
+        try statement.execute { parameters in
+          parameters.bind(Int64(index).databaseValue)
+          parameters.bind(blob.databaseValue)
+        }
+      }
+      let rows = try Row.fetchAll(db, sql: "SELECT b, typeof(b) AS type FROM t ORDER BY n")
+      #expect(rows.map { $0["b"] as Data } == blobs)
+      #expect(rows.allSatisfy { $0["type"] == "blob" })
     }
   }
 

@@ -77,6 +77,8 @@ extension Statement {
       case .double(let double): record(sqlite3_bind_double(handle, index, double))
       // With its length: SQLite stores the text whole, as the log's JSON holds it.
       case .string(var text): text.withUTF8 { bind(text: $0) }
+      // SQLite binds a null pointer as NULL, and an empty `Data`'s bytes may have none.
+      case .blob(let data) where data.isEmpty: record(sqlite3_bind_zeroblob(handle, index, 0))
       case .blob(let data):
         record(data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) })
       }
