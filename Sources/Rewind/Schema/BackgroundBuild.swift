@@ -13,20 +13,20 @@ import Dispatch
 /// On Apple platforms the queue runs its work at the quality of service of the thread that
 /// added it, and `take()` waits with `sync`, which raises the queue's to the waiter's.
 @usableFromInline
-final class BackgroundBuild<Value, Element>: @unchecked Sendable {  // `value` is the queue's once it exists
-  @usableFromInline typealias Store = @Sendable (inout Value, inout [Element]) -> Void
-  /// What a batch holds: one row, read.
-  @usableFromInline typealias Row = Element
+final class BackgroundBuild<Value, BatchElement>: @unchecked Sendable {  // `value` is the queue's once it exists
+  /// What a batch holds: one row, read and decoded.
+  @usableFromInline typealias Element = BatchElement
+  @usableFromInline typealias Storing = @Sendable (inout Value, inout [Element]) -> Void
 
   /// Stores one batch into the value, emptying it.
-  @usableFromInline let store: Store
+  @usableFromInline let store: Storing
   @usableFromInline var value: Value?
   /// Created by the first full batch.
   @usableFromInline var queue: DispatchQueue?
 
   /// A build of `value`, each batch stored into it by `store`.
   @inlinable
-  init(_ value: consuming Value, store: @escaping Store) {
+  init(_ value: consuming Value, store: @escaping Storing) {
     self.value = consume value
     self.store = store
   }

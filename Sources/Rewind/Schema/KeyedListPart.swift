@@ -106,7 +106,7 @@ final class KeyedListPart<
       for (owner, id, position) in batch { lists.loadPosition(position, of: id, owner: owner) }
       batch.removeAll(keepingCapacity: false)
     }
-    var batch: [Build.Row] = []
+    var batch: [Build.Element] = []
     // In the order of `list_entries_by_owner`, which covers the query (no sort, no lookup in
     // the table), through SQLite's C API, as `ListPart` reads: each list's members come in
     // position order, so each is appended.

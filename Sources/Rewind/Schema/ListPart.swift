@@ -72,10 +72,11 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
 
   @inlinable
   func load(_ db: Database) throws -> (inout Root) -> Void {
-    // Not sized with a `count(*)` first: that is a second pass over the list's index.
+    // Not sized with a `count(*)` first, a second pass over the list's index: the list's
+    // table of keys grows as it is built, on the build's queue.
     typealias Build = BackgroundBuild<OrderedIDList<ID>.Loader, (key: String, id: ID)>
     let build = Build(OrderedIDList.Loader()) { loader, batch in loader.append(&batch) }
-    var batch: [Build.Row] = []
+    var batch: [Build.Element] = []
     // In the order of `list_entries_by_owner`, which covers the query: no sort and no lookup
     // in the table. A fixed list's owner is NULL, so that is position order. Members a file
     // gave equal keys, or (by hand) an owner, come out of order: `OrderedIDList.Loader`
