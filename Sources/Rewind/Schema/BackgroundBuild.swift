@@ -7,8 +7,8 @@ import Dispatch
 /// At a million rows each store into a table is a cache miss; done between reads, the misses
 /// and the reads took turns. The caller reads a batch, hands it over with ``add(_:)`` and reads
 /// the next; batches are stored in the order they were added. ``end(_:)`` hands over the last
-/// one, and ``take()`` waits for them all and gives the value. A build whose rows fit in one
-/// batch never leaves the caller's thread: there is nothing to overlap.
+/// one, and ``take()`` waits for them all and gives the value. A build of fewer rows than a
+/// batch holds never leaves the caller's thread: there is nothing to overlap.
 ///
 /// On Apple platforms the queue runs its work at the quality of service of the thread that
 /// added it, and `take()` waits with `sync`, which raises the queue's to the waiter's.
@@ -40,10 +40,15 @@ final class BackgroundBuild<Value, BatchElement>: @unchecked Sendable {  // `val
   /// and the release of the copy left behind is an atomic operation per string.
   @inlinable
   func add(_ batch: inout [Element]) {
-    let moved = Batch(&batch)
-    batch.reserveCapacity(Self.batchSize)
     let queue = queue ?? DispatchQueue(label: "Rewind.BackgroundBuild")
     self.queue = queue
+    send(&batch, to: queue)
+    batch.reserveCapacity(Self.batchSize)
+  }
+
+  @inlinable
+  func send(_ batch: inout [Element], to queue: DispatchQueue) {
+    let moved = Batch(&batch)
     queue.async { self.storeHandedOver(moved) }
   }
 
@@ -57,10 +62,12 @@ final class BackgroundBuild<Value, BatchElement>: @unchecked Sendable {  // `val
   /// Hands over the last batch: stored here, at once, when no batch went to the queue.
   @inlinable
   func end(_ batch: inout [Element]) {
-    if queue == nil { store(&value!, &batch) } else { add(&batch) }
+    guard let queue else { return store(&value!, &batch) }
+    if !batch.isEmpty { send(&batch, to: queue) }
   }
 
-  /// The value, once every batch handed over is stored. Call it once.
+  /// The value, once every batch handed over is stored. Call it once: a part's load update,
+  /// which calls it, is applied once.
   @inlinable
   func take() -> Value {
     guard let queue else { return value.take()! }
