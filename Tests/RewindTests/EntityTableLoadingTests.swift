@@ -32,7 +32,7 @@ struct EntityTableLoadingTests {
         try db.execute(sql: "INSERT INTO words (id, rank) VALUES (?, ?)", arguments: [id, rank])
       }
       let rows = try Row.fetchCursor(db, sql: "SELECT * FROM words ORDER BY rank")
-      return try EntityTable(loading: rows, count: count) { try Word(row: $0) }
+      return try EntityTable.build(loading: rows, count: count) { try Word(row: $0) }.take()
     }
   }
 

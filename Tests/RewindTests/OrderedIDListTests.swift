@@ -68,7 +68,9 @@ struct OrderedIDListTests {
       }
       var placed = OrderedIDList<Int64>()
       for entry in entries { placed.loadPosition(entry.key, of: entry.id) }
-      var loaded = OrderedIDList<Int64>(loading: entries)
+      var loader = OrderedIDList<Int64>.Loader()
+      for entry in entries { loader.append(entry.key, of: entry.id) }
+      var loaded = loader.finish()
       #expect(loaded.ids == placed.ids, "round \(round)")
       for (offset, id) in placed.ids.enumerated() where offset % 31 == 0 {
         #expect(loaded[offset] == id)

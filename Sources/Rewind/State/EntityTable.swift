@@ -27,13 +27,6 @@ public struct EntityTable<Entity: Rewind.Entity>: Sendable {
     largestID = storage.keys.max()
   }
 
-  /// The entities `rows` decode to, through `decode`, `count` of them expected (an estimate:
-  /// it reserves space).
-  @inlinable
-  init(loading rows: RowCursor, count: Int, _ decode: (Row) throws -> Entity) throws {
-    self = try Self.build(loading: rows, count: count, decode).take()
-  }
-
   /// Reads the entities `rows` decode to, through `decode`, and stores them into a table on a
   /// queue of the build's (``BackgroundBuild``), a batch at a time, while the next batch is read
   /// and decoded. `count` of them are expected (an estimate: it reserves space).

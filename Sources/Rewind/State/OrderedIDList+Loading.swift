@@ -17,9 +17,9 @@ extension OrderedIDList {
     /// Whether members are now placed one by one.
     @usableFromInline var placing = false
 
-    /// A loader for about `expectedCount` members (an estimate: it reserves space).
+    /// An empty loader.
     @inlinable
-    init(expectedCount: Int = 0) { list.keys.reserveCapacity(expectedCount) }
+    init() {}
 
     /// Appends `id` with `key`.
     @inlinable

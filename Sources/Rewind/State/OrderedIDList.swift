@@ -162,15 +162,6 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
     if let key { place(Entry(key: key, id: id)) }
   }
 
-  /// A list of `entries` (position keys and ids, read in order), with no change recorded:
-  /// loading, as ``Loader`` builds it. - Complexity: O(n) in order.
-  @inlinable
-  init(loading entries: [(key: String, id: ID)]) {
-    var loader = Loader(expectedCount: entries.count)
-    for (key, id) in entries { loader.append(key, of: id) }
-    self = loader.finish()
-  }
-
   /// Appends `id` with `key` without recording a change, when `key` sorts after every member
   /// (loading rows read in order); otherwise places it where it belongs.
   @inlinable
