@@ -75,6 +75,18 @@ import Testing
     return largest
   }
 
+  /// Expects of a run of ``sendBurstsWithPauses(to:)``, which committed some 2,000 pages, about
+  /// 50 a burst, that passes in the pauses kept the WAL short (`largest` pages at most, after a
+  /// burst) and no commit checkpointed, and that the file holds the store's state.
+  func expectPassesInThePausesKeptTheWALShort(
+    _ store: JournalStore, largest: Int, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let checkpoints = store.repository.checkpointer!.checkpoints
+    #expect(checkpoints.inline == 0, "\(checkpoints)", sourceLocation: sourceLocation)
+    #expect(largest < 400, "the WAL grew to \(largest) pages (\(checkpoints))", sourceLocation: sourceLocation)
+    #expect(try fileState(path) == store.state, sourceLocation: sourceLocation)
+  }
+
   /// Runs `body` while another thread waits for the WAL to start over, again each time it goes
   /// on (as soon as it sees no commit for a moment, which a loaded machine's slow sends leave),
   /// as a snapshot's steps do.
@@ -151,15 +163,10 @@ import Testing
   @Test func finishingPassesLetTheWALStartOverInThePausesBetweenSends() throws {
     let store = try store(
       marks: .init(backgroundPages: 10, restartPages: 40, commitFinishPages: 1_000_000, inlinePages: 1_000_000))
-    let checkpointer = store.repository.checkpointer!
     // No automatic snapshot falls due: its steps wait for the WAL to start over, which has the
     // store's commits finish passes.
     store.repository.snapshotSpacing = .max
-    let largest = try sendBurstsWithPauses(to: store)
-    #expect(checkpointer.checkpoints.inline == 0, "\(checkpointer.checkpoints)")
-    // Some 2,000 pages were committed; a burst adds about 50.
-    #expect(largest < 400, "the WAL grew to \(largest) pages (\(checkpointer.checkpoints))")
-    #expect(try fileState(path) == store.state)
+    try expectPassesInThePausesKeptTheWALShort(store, largest: try sendBurstsWithPauses(to: store))
   }
 
   /// A snapshot's step waits for a long WAL to start over before it reads: while it waits, a
@@ -201,13 +208,11 @@ import Testing
       marks: .init(
         backgroundPages: 10, restartPages: 40, commitFinishPages: 1_000_000, readerPatience: .seconds(60),
         inlinePages: 1_000_000))
-    let checkpointer = store.repository.checkpointer!
     store.repository.snapshotSpacing = .max
-    let largest = try whileAReaderWaitsForTheWALToStartOver(checkpointer) { try sendBurstsWithPauses(to: store) }
-    #expect(checkpointer.checkpoints.inline == 0, "\(checkpointer.checkpoints)")
-    // Some 2,000 pages were committed; a burst adds about 50.
-    #expect(largest < 400, "the WAL grew to \(largest) pages (\(checkpointer.checkpoints))")
-    #expect(try fileState(path) == store.state)
+    let largest = try whileAReaderWaitsForTheWALToStartOver(store.repository.checkpointer!) {
+      try sendBurstsWithPauses(to: store)
+    }
+    try expectPassesInThePausesKeptTheWALShort(store, largest: largest)
   }
 
   /// A snapshot writes each of its parts in a pause between the store's sends: the wait
