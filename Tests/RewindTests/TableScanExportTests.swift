@@ -93,6 +93,35 @@ struct TableScanExportTests {
     }
   }
 
+  /// A member of a fixed list given an owner by hand: SQLite's index reads it after the
+  /// others, where the export places it by its position. The scan gives up and the export is
+  /// the image's, the same bytes as before the edit.
+  @Test func aFixedListMemberGivenAnOwnerByHandFallsBackToTheImage() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("tasks.sqlite")
+    do {
+      let store = try TasksStore.tasks(path: path)
+      for title in ["a", "b", "c"] { try store.send(.add(title: title)) }
+    }
+    let before = try RewindDatabase(path: path, readOnly: true)
+    let last = try before.position().lastSeq
+    let (imageBefore, scannedBefore) = try exports(before, at: last, viewAt: last)
+    #expect(scannedBefore == .some(imageBefore), "an unedited file is exported from a scan")
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql: """
+          UPDATE list_entries SET owner = 7 WHERE list = 'allTasks' AND position = \
+          (SELECT min(position) FROM list_entries WHERE list = 'allTasks')
+          """)
+      #expect(db.changesCount == 1)
+    }
+    let database = try RewindDatabase(path: path, readOnly: true)
+    let (image, scanned) = try exports(database, at: last, viewAt: last)
+    #expect(scanned == .some(nil), "the scan must give up on a fixed list's member with an owner")
+    #expect(image == imageBefore)
+    #expect(try database.export() == image)
+  }
+
   /// A key column with another collation: SQLite reads `a, B, c` where the export orders
   /// `B, a, c`. The scan notices and the export is built from the image, the same bytes.
   @Test func aKeyOrderSQLiteDoesNotShareFallsBackToTheImage() throws {

@@ -1,8 +1,8 @@
 import GRDB
 
 /// Rows that differ from those a scan reads in key order, merged in at their place: the rows
-/// of an earlier seq in an export of the current tables, or the rows written while a
-/// snapshot was read in steps.
+/// written while a snapshot was read in steps. (An export at an earlier seq places its rows
+/// before it scans, see ``TableScanExport/RowsThen``: the rows of a step are not known then.)
 struct ChangedRowsMerge<Row> {
   /// The rows, in key order (``StateRows/valuesPrecede(_:_:)``): each key in key-column name
   /// order, with the row it stands for (`nil`: absent).
