@@ -134,8 +134,9 @@ struct Results {
     for size in Self.sizes {
       for name in ["near", "far"] {
         guard let times = seqMs["\(size)/\(name)"] else { continue }
+        let current = exportCurrentMs[size] ?? .nan
         lines.append(
-          "  \(size) tasks, \(name) (\(times.back) entries back): restore \(f(times.restoreMs)), export \(f(times.exportMs)) (current: \(f(exportCurrentMs[size] ?? .nan)))"
+          "  \(size) tasks, \(name) (\(times.back) entries back): restore \(f(times.restoreMs)), export \(f(times.exportMs)) (current: \(f(current)); the seq's own part: \(f(times.exportMs - current)))"
         )
       }
     }
