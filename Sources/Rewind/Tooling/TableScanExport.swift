@@ -63,7 +63,7 @@ struct TableScanExport {
         writer.appendRow { scan.appendObject(values, to: &$0) }
       }
     }
-    try then.writeRest(scan: scan, db) { writer.appendRow($0) }
+    then.writeRest { writer.appendRow($0) }
     writer.endTable()
     return true
   }
@@ -197,6 +197,10 @@ extension TableScanExport {
 extension TableScanExport {
   /// The rows of one table that were different, or absent, at the exported seq, each with the
   /// place it is written at.
+  ///
+  /// SQLite finds each place with the key column's collation: a row then goes between the rows
+  /// now SQLite puts either side of it, checked to be there in the export's order too (the
+  /// scan checks the rows now), or the export is built from an image.
   struct RowsThen {
     /// Keys (in key-column name order) and rows then (`nil`: absent), in key order, each with
     /// the key of the first row now not less than its own (`nil`: every row now is less).
@@ -204,25 +208,36 @@ extension TableScanExport {
     private var next = 0
     /// The place of `rows[next]`, compared with each row the scan reads.
     private var nextAt: [DatabaseValue]?
-    private let keyList: String
 
+    /// - Throws: ``KeyOrderScan/NotInEngineOrder`` when a row then follows the row now SQLite
+    ///   puts before it in the export's order.
     init(scan: KeyOrderScan, changed: [StateRows.Row: StateRows.Row?], _ db: Database) throws {
-      keyList = scan.keyIndexes.map { scan.columns[$0].quotedDatabaseIdentifier }.joined(separator: ", ")
       guard !changed.isEmpty else {
         rows = []
         return
       }
-      let placeholders = Array(repeating: "?", count: scan.keyIndexes.count).joined(separator: ", ")
-      let atOrAfter = try db.makeStatement(
-        sql: """
-          SELECT \(keyList) FROM \(scan.table.quotedDatabaseIdentifier) \
-          WHERE (\(keyList)) >= (\(placeholders)) ORDER BY \(keyList) LIMIT 1
-          """)
+      let columns = scan.keyIndexes.map { scan.columns[$0].quotedDatabaseIdentifier }
+      let keyList = columns.joined(separator: ", ")
+      let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+      func nearest(_ comparison: String, _ order: String) throws -> Statement {
+        try db.makeStatement(
+          sql: """
+            SELECT \(keyList) FROM \(scan.table.quotedDatabaseIdentifier) \
+            WHERE (\(keyList)) \(comparison) (\(placeholders)) \
+            ORDER BY \(columns.map { $0 + order }.joined(separator: ", ")) LIMIT 1
+            """)
+      }
+      let (atOrAfter, before) = (try nearest(">=", ""), try nearest("<", " DESC"))
       rows = try changed.map { key, row in (key: scan.key(of: key), row: row) }
         .sorted { StateRows.valuesPrecede($0.key, $1.key) }
         .map { key, row in
-          let at = try Row.fetchOne(atOrAfter, arguments: StatementArguments(key)).map { Array($0.databaseValues) }
-          return (key, row, at)
+          let arguments = StatementArguments(key)
+          if let previous = try Row.fetchOne(before, arguments: arguments),
+            !StateRows.valuesPrecede(previous.databaseValues, key)
+          {
+            throw KeyOrderScan.NotInEngineOrder()
+          }
+          return (key, row, try Row.fetchOne(atOrAfter, arguments: arguments).map { Array($0.databaseValues) })
         }
       nextAt = rows.first?.at
     }
@@ -248,19 +263,9 @@ extension TableScanExport {
       return replaced
     }
 
-    /// Writes the rows then after every row now, checking they follow the last.
-    mutating func writeRest(scan: KeyOrderScan, _ db: Database, _ write: (StateRows.Row) -> Void) throws {
-      guard next < rows.count else { return }
-      let descending = scan.keyIndexes.map { scan.columns[$0].quotedDatabaseIdentifier + " DESC" }
-      let last = try Row.fetchOne(
-        db,
-        sql: """
-          SELECT \(keyList) FROM \(scan.table.quotedDatabaseIdentifier) \
-          ORDER BY \(descending.joined(separator: ", ")) LIMIT 1
-          """
-      ).map { Array($0.databaseValues) }
-      for (key, row, _) in rows[next...] {
-        if let last, !StateRows.valuesPrecede(last, key) { throw KeyOrderScan.NotInEngineOrder() }
+    /// Writes the rows then after every row now (their order checked when they were placed).
+    mutating func writeRest(_ write: (StateRows.Row) -> Void) {
+      for (_, row, _) in rows[next...] {
         if let row { write(row) }
       }
       next = rows.count
