@@ -95,16 +95,22 @@ struct TableScanExportTests {
 
   /// A row deleted since the seq, in a table whose key column has another collation, where
   /// the rows now are in the same order for SQLite and for the export: SQLite places `C`
-  /// after `b` (NOCASE), the export before it. The export at the seq must be the image's.
-  @Test func aChangedRowSQLitePlacesElsewhereIsWhereTheExportOrdersIt() throws {
+  /// after `b` (NOCASE), the export before it; and `B` before `c`, where the export puts it
+  /// before `a`. The export at the seq must be the image's.
+  @Test(arguments: [(["C", "b", "d"], "C", "b"), (["c", "a", "B"], "B", "a")])
+  func aChangedRowSQLitePlacesElsewhereIsWhereTheExportOrdersIt(
+    added: [String], removed: String, follower: String
+  ) throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("labels.sqlite")
     let store = try Store(path: path, initialState: LabelState(), reducer: LabelReducer())
-    for name in ["C", "b", "d"] { try store.send(.add(name)) }
-    try store.send(.remove("C"))
+    for name in added { try store.send(.add(name)) }
+    try store.send(.remove(removed))
     let database = try RewindDatabase(path: path, readOnly: true)
     let (image, scanned) = try exports(database, at: 3, viewAt: 3)
-    #expect(image.contains(#"{"name":"C","note":""},"#), "the image orders C before b")
+    #expect(
+      image.contains(#"{"name":"\#(removed)","note":""},"# + "\n      " + #"{"name":"\#(follower)""#),
+      "the image orders \(removed) just before \(follower)")
     #expect(scanned == .some(nil) || scanned == .some(image))
     #expect(try database.export(at: 3) == image)
   }
