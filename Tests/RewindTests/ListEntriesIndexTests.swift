@@ -29,6 +29,18 @@ struct ListEntriesIndexTests {
         #expect(plan.contains("COVERING INDEX list_entries_by_owner"), "\(sql): \(plan)")
         #expect(!plan.contains("TEMP B-TREE"), "\(sql): \(plan)")
       }
+      // An export at a seq finds each changed member's place by a seek in the same index.
+      let following: [(String, StatementArguments)] = [
+        (TableScanExport.MembersThen.fixedFollowingSQL, ["x", "a0", 1]),
+        (TableScanExport.MembersThen.keyedFollowingSQL, ["x", 1, "a0", 1]),
+      ]
+      for (sql, arguments) in following {
+        let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql)", arguments: arguments)
+          .map { $0["detail"] as String }.joined(separator: "; ")
+        #expect(plan.contains("SEARCH list_entries USING COVERING INDEX list_entries_by_owner"), "\(sql): \(plan)")
+        #expect(plan.contains(">"), "\(sql): \(plan)")
+        #expect(!plan.contains("TEMP B-TREE"), "\(sql): \(plan)")
+      }
     }
   }
 
