@@ -334,23 +334,29 @@ struct Benchmark {
     let last = try DatabaseQueue(path: path).read { db in
       try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
     }
+    // The export of the current state, what any export costs, is timed right after each
+    // export at a seq: what the seq adds (tens of milliseconds at most) is the median of the
+    // differences, which the machine's drift over a run of one-second exports would hide.
+    var current = Samples()
     for (name, target) in [("near", last - 10), ("far", firstSeq + 100)] {
       let copy = temporaryDatabase("restore-\(key)")
       defer { removeDatabase(copy) }
       try FileManager.default.copyItem(atPath: path, toPath: copy)
       let database = try RewindDatabase(path: copy)
-      // The median of three: the first read of a table after the run is a cold one.
+      // The first read of a table after the run is a cold one: the medians leave it out.
       var export = Samples()
-      for _ in 0..<3 { _ = try export.time { try database.export(at: target) } }
+      var own = Samples()
+      for _ in 0..<5 {
+        _ = try export.time { try database.export(at: target) }
+        _ = try current.time { try database.export() }
+        own.values.append(export.values.last! - current.values.last!)
+      }
       var restoring = Samples()
       try restoring.time { _ = try database.restore(to: target) }
       results.seqMs["\(key)/\(name)"] = SeqTimes(
-        seq: target, back: last - target, restoreMs: restoring.median / 1_000, exportMs: export.median / 1_000)
+        seq: target, back: last - target, restoreMs: restoring.median / 1_000, exportMs: export.median / 1_000,
+        exportOwnMs: own.median / 1_000)
     }
-    // The export of the current state: what any export costs, the floor for one at a seq.
-    let database = try RewindDatabase(path: path)
-    var current = Samples()
-    for _ in 0..<3 { _ = try current.time { try database.export() } }
     results.exportCurrentMs[key] = current.median / 1_000
   }
 
