@@ -335,8 +335,9 @@ struct Benchmark {
       try Int64.fetchOne(db, sql: "SELECT max(seq) FROM action_log") ?? 0
     }
     // The export of the current state, what any export costs, is timed right after each
-    // export at a seq: what the seq adds (tens of milliseconds at most) is the median of the
-    // differences, which the machine's drift over a run of one-second exports would hide.
+    // export at a seq: what the seq adds is the median of the differences, which the machine's
+    // drift over a run of one-second exports would hide (medians of exports timed apart moved
+    // by tens of milliseconds from run to run at a million tasks).
     var current = Samples()
     for (name, target) in [("near", last - 10), ("far", firstSeq + 100)] {
       let copy = temporaryDatabase("restore-\(key)")

@@ -7,15 +7,17 @@ import GRDBSQLite
 /// Exporting the current state, or a seq whose nearest anchor is the current tables, needs
 /// no image of the whole state in memory: each table is read in the export's order (its key,
 /// or a list's positions) and written as it comes, and the few rows that were different at
-/// the seq are merged in at their place. The export is the one ``StateRows`` gives, byte for
-/// byte (both write through ``ExportWriter``); where SQLite's order is not the export's (a
-/// key column with another collation, rows outside the catalog), ``export(appSchema:_:)``
-/// returns `nil` and the caller builds the export from an image.
+/// the seq are put back at their place, found before the scan (``RowsThen``,
+/// ``MembersThen``). The export is the one ``StateRows`` gives, byte for byte (both write
+/// through ``ExportWriter``); where SQLite's order is not the export's (a key column with
+/// another collation, a fixed list's member given an owner by hand, rows outside the
+/// catalog), ``export(appSchema:_:)`` returns `nil` and the caller builds the export from an
+/// image.
 struct TableScanExport {
   /// The members of one list (or keyed family) in the engine's order, read from the index
   /// `list_entries_by_owner` alone, with no sort: a fixed list's owner is NULL, so its members
   /// come in position order. (Rows of a fixed list given an owner by hand come out of that
-  /// order: the scan stops and the export is built another way.)
+  /// order: the scan gives up and the export is built another way.)
   static let listMembersSQL = """
     SELECT owner, position, id FROM \(EngineTable.listEntries.name.quotedDatabaseIdentifier) \
     WHERE list = ? ORDER BY owner, position, id
