@@ -52,6 +52,10 @@ struct KeyOrderScan {
   /// The key of a row image, in key-column name order.
   func key(of row: StateRows.Row) -> [DatabaseValue] { keyIndexes.map { row[columns[$0]] ?? .null } }
 
+  /// The key columns, quoted, in key-column name order: the scan's `ORDER BY`, and the order
+  /// of a row value compared with a key that `key(of:)` gives.
+  var quotedKeyColumns: [String] { keyIndexes.map { columns[$0].quotedDatabaseIdentifier } }
+
   /// Calls `body` with each row's values (in ``columns`` order) and key, in key order.
   ///
   /// - Throws: ``NotInEngineOrder`` when a key does not follow the previous one.
@@ -60,7 +64,7 @@ struct KeyOrderScan {
       sql: """
         SELECT \(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) \
         FROM \(table.quotedDatabaseIdentifier) \
-        ORDER BY \(keyIndexes.map { columns[$0].quotedDatabaseIdentifier }.joined(separator: ", "))
+        ORDER BY \(quotedKeyColumns.joined(separator: ", "))
         """)
     var values = [DatabaseValue](repeating: .null, count: columns.count)
     var previous: [DatabaseValue]?

@@ -218,7 +218,7 @@ extension TableScanExport {
         rows = []
         return
       }
-      let columns = scan.keyIndexes.map { scan.columns[$0].quotedDatabaseIdentifier }
+      let columns = scan.quotedKeyColumns
       let keyList = columns.joined(separator: ", ")
       let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
       func nearest(_ comparison: String, _ order: String) throws -> Statement {
