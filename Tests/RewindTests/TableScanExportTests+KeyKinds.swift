@@ -6,9 +6,9 @@ import Testing
 
 /// Exports read from the tables against exports built from an image, at every seq, on keys
 /// other than integers: text ids (in a table of binary order and one whose key collates
-/// NOCASE), UUIDs stored as blobs, a fixed list of text ids and a keyed family owned by the
-/// blob-keyed table, with inserts anywhere, moves within and between owners, deletes of rows
-/// and owners, undo and redo.
+/// NOCASE), UUIDs stored as blobs (`BlobCity`, the regression tests' city), a fixed list of
+/// text ids and a keyed family owned by the blob-keyed table, with inserts anywhere, moves
+/// within and between owners, deletes of rows and owners, undo and redo.
 extension TableScanExportTests {
   @Test(arguments: 0..<4)
   func textAndBlobKeysExportAtEverySeqAsTheImageDoes(seed: Int) async throws {
@@ -82,25 +82,10 @@ private struct Tag: Entity {
   }
 }
 
-private struct Bin: Entity {
-  static let databaseTableName = "bins"
-  var id: UUID
-  var name: String
-
-  static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .deferredToUUID }
-
-  static func createTable(_ db: Database) throws {
-    try db.create(table: databaseTableName) { t in
-      t.primaryKey("id", .blob)
-      t.column("name", .text).notNull()
-    }
-  }
-}
-
 private struct MixState: PersistentState, Equatable {
   var items = EntityTable<Item>()
   var tags = EntityTable<Tag>()
-  var bins = EntityTable<Bin>()
+  var bins = EntityTable<BlobCity>()
   var order = OrderedIDList<String>()
   var byBin = OrderedIDLists<UUID, String>()
 
@@ -108,7 +93,7 @@ private struct MixState: PersistentState, Equatable {
     StateSchema(
       .entities(\.items), .entities(\.tags), .entities(\.bins),
       .list(\.order, named: "order", of: Item.self),
-      .lists(\.byBin, named: "byBin", of: Item.self, ownedBy: Bin.self))
+      .lists(\.byBin, named: "byBin", of: Item.self, ownedBy: BlobCity.self))
   }
 }
 
@@ -138,7 +123,7 @@ private struct MixReducer: Reducer {
       state.byBin.remove(id)
     case .note(let id, let note): state.items[id]?.note = note
     case .move(let id, let to): state.order.move(id, to: min(to, max(0, state.order.count - 1)))
-    case .addBin(let id): state.bins.insert(Bin(id: id, name: "b"))
+    case .addBin(let id): state.bins.insert(BlobCity(id: id, name: "b"))
     case .deleteBin(let id):
       guard state.bins.remove(id: id) != nil else { return .none }
       state.byBin.removeList(of: id)
