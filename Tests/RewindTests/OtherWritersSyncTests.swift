@@ -29,6 +29,33 @@ import Testing
     try DatabaseQueue(path: path).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM action_log") ?? 0 }
   }
 
+  /// The store's own commits change the connection's data version too: each is taken as the
+  /// version the next write starts from, so a run of sends looks at nothing, while a commit
+  /// by another connection in between is looked at by the next write, once.
+  @Test func ownCommitsAreNotLookedAtAndAnotherConnectionsCommitIs() throws {
+    let store = try storeWithEntries(1)
+    // The first write after opening looks once: the open's own setup committed after the
+    // position was read.
+    try store.send(.add(title: "Settled"))
+    let looked = store.repository.history.commitsLookedAt
+    for index in 0..<5 { try store.send(.add(title: "Own \(index)")) }
+    _ = try store.undo()
+    _ = try store.redo()
+    #expect(store.repository.history.commitsLookedAt == looked)
+    _ = try RewindDatabase(path: path).snapshot(label: "by another connection")
+    try store.send(.add(title: "After the other connection"))
+    #expect(store.repository.history.commitsLookedAt == looked + 1)
+    try store.send(.add(title: "Own again"))
+    #expect(store.repository.history.commitsLookedAt == looked + 1)
+    // An entry logged by another connection is followed, through the data version alone.
+    _ = try RewindDatabase(path: path).undo()
+    let reloads = store.repository.history.reloads
+    try store.send(.add(title: "After the tool's undo"))
+    #expect(store.repository.history.reloads == reloads + 1)
+    #expect(!store.state.entries.values.contains { $0.title == "Own again" })
+    #expect(try fileState(path) == store.state)
+  }
+
   @Test func aCommitThatLogsNothingIsTakenWithoutReadingThePositionAgain() throws {
     let store = try storeWithEntries()
     let reloads = store.repository.history.reloads

@@ -10,13 +10,12 @@ import GRDB
 /// no other connection can take its identity while one is held.)
 final class PreparedStatements {
   enum Slot: Int, CaseIterable {
-    case begin, commit, dataVersion, insertEntry, insertStep, extendStep
+    case begin, commit, insertEntry, insertStep, extendStep
 
     var sql: String {
       switch self {
       case .begin: "BEGIN IMMEDIATE"
       case .commit: "COMMIT"
-      case .dataVersion: "PRAGMA data_version"
       case .insertEntry:
         """
         INSERT INTO action_log (seq, time, kind, action, payload, changes, step, group_key)
@@ -29,7 +28,7 @@ final class PreparedStatements {
   }
 
   // Unchecked: private, used on the connection's queue only, and no access calls out while it
-  // lasts; the run-time exclusivity check cost about 80 instructions on each of the five
+  // lasts; the run-time exclusivity check cost about 80 instructions on each of the four
   // look-ups a send makes.
   @exclusivity(unchecked) private var connection: ObjectIdentifier?
   @exclusivity(unchecked) private var statements = [Statement?](repeating: nil, count: Slot.allCases.count)

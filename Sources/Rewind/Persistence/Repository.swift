@@ -239,7 +239,9 @@ final class Repository<State: PersistentState> {
             return try body(db, &history)
           }
         }
-        return try transaction(&history)
+        let result = try transaction(&history)
+        history.noteCommitted(db)
+        return result
       }
     } catch {
       history.position = synced
