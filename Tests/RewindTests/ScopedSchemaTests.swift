@@ -4,8 +4,9 @@ import Testing
 @testable import Rewind
 
 // A feature with its own entity table, order list and view state, included in its parent with
-// `.scope`: its parts are built at run time for the parent (their hot paths generic, where a
-// parent's own parts are specialized), and must track, write, load and undo as those do.
+// `.scope`: its parts run as its own schema compiled them, given its state through the key
+// path (`ScopedPart`), and must track, write, load and undo as the parent's own parts do, at
+// any depth of scopes, their view-state paths under every prefix on the way.
 
 private struct Book: Entity {
   static let databaseTableName = "books"
@@ -41,6 +42,34 @@ private struct Library: PersistentState, Equatable {
 
   static var schema: StateSchema<Self> {
     StateSchema(.scope(\.shelf, viewPrefix: "shelf"), .view(\.view))
+  }
+}
+
+/// A library inside a building: the shelf two scopes down.
+private struct Building: PersistentState, Equatable {
+  struct View: Codable, Equatable, Sendable {
+    var floor = 0
+  }
+  var library = Library()
+  var view = View()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(.view(\.view), .scope(\.library, viewPrefix: "library"))
+  }
+}
+
+private enum BuildingAction: LoggedAction {
+  case library(LibraryAction)
+  case floor(Int)
+}
+
+private struct BuildingReducer: Reducer {
+  func reduce(into state: inout Building, action: BuildingAction) -> Effect<BuildingAction> {
+    switch action {
+    case .library(let action): _ = LibraryReducer().reduce(into: &state.library, action: action)
+    case .floor(let floor): state.view.floor = floor
+    }
+    return .none
   }
 }
 
@@ -110,6 +139,50 @@ struct ScopedSchemaTests {
       #expect(document(store.state) == expected)
     }
     #expect(!store.canUndo)
+    #expect(try RewindDatabase(path: path).verify().problems.isEmpty)
+  }
+
+  @Test func scopesWithinScopesTrackLoadUndoAndJoinTheirPrefixes() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("building.sqlite")
+    var store = try Store(path: path, initialState: Building(), reducer: BuildingReducer())
+    // The books and their order after each action that changes them: what undo steps back to
+    // (view state is not part of a step).
+    func document(_ state: Building) -> [Book] {
+      state.library.shelf.order.ids.compactMap { state.library.shelf.books[$0] }
+    }
+    var documents = [document(store.state)]
+    for action: BuildingAction in [
+      .library(.add(title: "Dune")), .floor(2), .library(.add(title: "Emma")), .library(.select(2)),
+      .library(.search("em")), .library(.rename(id: 1, title: "Dune Messiah")), .library(.move(id: 2, to: 0)),
+      .library(.remove(id: 1)),
+    ] {
+      #expect(try store.send(action) != nil)
+      if document(store.state) != documents.last { documents.append(document(store.state)) }
+    }
+    #expect(store.state.library.shelf.order.ids == [2])
+    func viewRows() throws -> [String] {
+      try DatabaseQueue(path: path).read { db in
+        try String.fetchAll(db, sql: "SELECT path || '=' || value FROM view_state ORDER BY path")
+      }
+    }
+    // Each view state's paths are under every prefix on the way down.
+    #expect(try viewRows() == ["floor=2", #"library.search="em""#, "library.shelf.selected=2"])
+    // Reopened, the state is what memory held; each undo brings back the books before its
+    // action, and the file holds what memory does.
+    let last = store.state
+    store = try Store(path: path, initialState: Building(), reducer: BuildingReducer())
+    #expect(store.state == last)
+    #expect(documents.count == 6)
+    for expected in documents.dropLast().reversed() {
+      try store.undo()
+      #expect(document(store.state) == expected)
+    }
+    #expect(!store.canUndo)
+    let undone = store.state
+    store = try Store(path: path, initialState: Building(), reducer: BuildingReducer())
+    #expect(store.state == undone)
+    #expect(try viewRows() == ["floor=2", #"library.search="em""#, "library.shelf.selected=2"])
     #expect(try RewindDatabase(path: path).verify().problems.isEmpty)
   }
 }

@@ -219,7 +219,8 @@ struct HistoryLog {
   /// instructions a send). `nil` when SQLite cannot tell: the position is then never trusted.
   private static func dataVersion(_ db: Database) -> UInt32? {
     var version: UInt32 = 0
-    let code = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+    // (No database name: SQLite takes the main database without comparing names.)
+    let code = sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_DATA_VERSION, &version)
     return code == SQLITE_OK ? version : nil
   }
 

@@ -232,16 +232,16 @@ final class Repository<State: PersistentState> {
         // The history passed on as one access for the whole transaction: each access to a
         // class's stored property is checked for exclusivity at run time.
         func transaction(_ history: inout HistoryLog) throws -> T {
-          try db.inImmediateTransaction(statements: history.statements) {
+          let result = try db.inImmediateTransaction(statements: history.statements) {
             let sync = try history.sync(db)
             try checkAppSchema(version: history.tables.appSchema.version)
             if try follow(db, sync, &history) || !sync.isCurrent { synced = history.position }
             return try body(db, &history)
           }
+          history.noteCommitted(db)
+          return result
         }
-        let result = try transaction(&history)
-        history.noteCommitted(db)
-        return result
+        return try transaction(&history)
       }
     } catch {
       history.position = synced

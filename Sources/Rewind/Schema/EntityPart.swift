@@ -373,10 +373,4 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
   }
 
-  @usableFromInline
-  func pulledBack<Parent>(
-    along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
-  ) -> any StatePart<Parent> {
-    EntityPart<Parent, E>(keyPath: keyPath.appending(path: self.keyPath))
-  }
 }

@@ -197,12 +197,4 @@ final class KeyedListPart<
     }
   }
 
-  @usableFromInline
-  func pulledBack<Parent>(
-    along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
-  ) -> any StatePart<Parent> {
-    KeyedListPart<Parent, Owner, ID>(
-      keyPath: keyPath.appending(path: self.keyPath), name: name, entityTable: entityTable, ownerTable: ownerTable,
-      keyValue: keyValue, ownerValue: ownerValue)
-  }
 }

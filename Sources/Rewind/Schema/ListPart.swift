@@ -153,11 +153,4 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
     }
   }
 
-  @usableFromInline
-  func pulledBack<Parent>(
-    along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
-  ) -> any StatePart<Parent> {
-    ListPart<Parent, ID>(
-      keyPath: keyPath.appending(path: self.keyPath), name: name, entityTable: entityTable, keyValue: keyValue)
-  }
 }

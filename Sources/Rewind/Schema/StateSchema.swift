@@ -142,10 +142,11 @@ public struct StateSchema<Root> {
   public static func scope<Child: PersistentState>(
     _ keyPath: WritableKeyPath<Root, Child>, viewPrefix: String
   ) -> Self {
-    // A pulled-back part is a new instance (view parts keep what they last wrote): its hot
-    // paths are its own, compiled generically, as the child's part types are not known here.
+    // Each of the child's parts runs as the child's schema compiled it (see ``ScopedPart``),
+    // a new instance with its view-state paths under the prefix (view parts keep what they
+    // last wrote).
     var schema = Self(
-      specialized: Child.schema.parts.map { SpecializedPart($0.pulledBack(along: keyPath, viewPrefix: viewPrefix)) })
+      specialized: Child.schema.specialized.map { SpecializedPart(ScopedPart($0.prefixed(viewPrefix), at: keyPath)) })
     schema.childRepairs =
       Child.schema.childRepairs.map { repair in { root in repair(&root[keyPath: keyPath]) } }
       + [{ root in root[keyPath: keyPath].repairViewState() }]
@@ -176,6 +177,9 @@ final class SpecializedPart<Root> {
   let danglingReference: (Root, [String: Any]) -> String?
   /// The same, for the part's renewed instance (see ``StatePart/renewed()``).
   let renewed: () -> SpecializedPart<Root>
+  /// The same, for the part with its view-state paths under a prefix (see
+  /// ``StatePart/withViewPrefix(_:)``): how a scope takes the child's parts.
+  let prefixed: (String) -> SpecializedPart<Root>
 
   @inlinable
   convenience init<Part: StatePart>(_ part: Part) where Part.Root == Root {
@@ -185,7 +189,8 @@ final class SpecializedPart<Root> {
       takeChanges: { root, changes in try part.takeChanges(from: &root, into: &changes) },
       idTest: { root in part.idTest(in: root) },
       danglingReference: { root, idTests in part.danglingReference(in: root, idTests: idTests) },
-      renewed: { SpecializedPart(part.renewed()) })
+      renewed: { SpecializedPart(part.renewed()) },
+      prefixed: { SpecializedPart(part.withViewPrefix($0)) })
   }
 
   @usableFromInline
@@ -195,7 +200,8 @@ final class SpecializedPart<Root> {
     takeChanges: @escaping (inout Root, inout [RowChange]) throws -> Void,
     idTest: @escaping (Root) -> Any?,
     danglingReference: @escaping (Root, [String: Any]) -> String?,
-    renewed: @escaping () -> SpecializedPart<Root>
+    renewed: @escaping () -> SpecializedPart<Root>,
+    prefixed: @escaping (String) -> SpecializedPart<Root>
   ) {
     self.part = part
     self.load = load
@@ -203,6 +209,7 @@ final class SpecializedPart<Root> {
     self.idTest = idTest
     self.danglingReference = danglingReference
     self.renewed = renewed
+    self.prefixed = prefixed
   }
 }
 
@@ -247,10 +254,9 @@ protocol StatePart<Root> {
   /// makes each row what `direction` selects. Throws if a row does not decode; the update
   /// itself cannot fail, so memory is never left half-changed.
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void
-  /// The same part, reached from a parent state.
-  func pulledBack<Parent>(
-    along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
-  ) -> any StatePart<Parent>
+  /// The same part for a child state included under `viewPrefix`: its view-state paths are
+  /// `viewPrefix.prefix.property`, and it is a new instance if it keeps what it wrote.
+  func withViewPrefix(_ viewPrefix: String) -> Self
 }
 
 /// The rows a part owns in the file.
@@ -285,6 +291,9 @@ enum PartStorage: Hashable {
 extension StatePart {
   @usableFromInline
   func idTest(in root: Root) -> Any? { nil }
+  /// A part with no view state is the same under any prefix (each store renews its parts).
+  @usableFromInline
+  func withViewPrefix(_ viewPrefix: String) -> Self { self }
   @usableFromInline
   func danglingReference(in root: Root, idTests: [String: Any]) -> String? { nil }
 }

@@ -179,11 +179,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 
   @usableFromInline
-  func pulledBack<Parent>(
-    along keyPath: WritableKeyPath<Parent, Root>, viewPrefix: String
-  ) -> any StatePart<Parent> {
+  func withViewPrefix(_ viewPrefix: String) -> ViewPart {
     let prefix = [viewPrefix, self.prefix].filter { !$0.isEmpty }.joined(separator: ".")
-    return ViewPart<Parent, V>(keyPath: keyPath.appending(path: self.keyPath), prefix: prefix, listed: listed)
+    return ViewPart(keyPath: keyPath, prefix: prefix, listed: listed)
   }
 
   /// The value last written, boxed: the parts of a scoped feature run unspecialized, where
