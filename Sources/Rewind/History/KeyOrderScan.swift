@@ -12,7 +12,10 @@ import GRDBSQLite
 /// times the read. SQLite sorts by the key; the scan checks each key follows the last in the
 /// engine's own order and throws ``NotInEngineOrder`` when it does not (a key column with
 /// another collation), so the caller can build its text from an image instead.
-struct KeyOrderScan {
+///
+/// A class: the closures that write each row capture the scan, and capturing a struct of six
+/// arrays copied it (six retains, then six releases) for every row.
+final class KeyOrderScan {
   /// Thrown when SQLite's order of the table's keys is not the engine's.
   struct NotInEngineOrder: Error {}
 
@@ -21,8 +24,11 @@ struct KeyOrderScan {
   let columns: [String]
   /// The positions of the key columns (by name) among ``columns``.
   let keyIndexes: [Int]
-  /// Each column's `"name":`, encoded once per scan rather than once per row.
-  private let names: [[UInt8]]
+  /// Each column's `"name":`, encoded once per scan rather than once per row, one after the
+  /// other in ``namesText`` (one buffer: appending an array's element retained it, for every
+  /// column of every row).
+  private let namesText: [UInt8]
+  private let nameRanges: [Range<Int>]
   /// A column left out of row objects when NULL: a fixed list's `owner` in `list_entries`
   /// (added after such rows were first logged, see ``StateRows/image(of:in:)``).
   private let omittedWhenNull: Int?
@@ -36,12 +42,14 @@ struct KeyOrderScan {
     let keyColumns = keyColumns.sorted()
     keyIndexes = keyColumns.compactMap(columns.firstIndex(of:))
     guard !keyColumns.isEmpty, keyIndexes.count == keyColumns.count else { return nil }
-    names = columns.map { column in
-      var text: [UInt8] = []
-      JSONText.appendString(column, to: &text)
-      text.append(UInt8(ascii: ":"))
-      return text
+    var namesText: [UInt8] = []
+    nameRanges = columns.map { column in
+      let start = namesText.count
+      JSONText.appendString(column, to: &namesText)
+      namesText.append(UInt8(ascii: ":"))
+      return start..<namesText.count
     }
+    self.namesText = namesText
     omittedWhenNull = StateRows.columnOmittedWhenNull(in: table).flatMap(columns.firstIndex(of:))
     snapshotRowsHeader = StateRows.rowsHeader(columns)
   }
@@ -67,12 +75,16 @@ struct KeyOrderScan {
         ORDER BY \(quotedKeyColumns.joined(separator: ", "))
         """)
     var values = [DatabaseValue](repeating: .null, count: columns.count)
-    var previous: [DatabaseValue]?
+    // Two keys' storage, taken in turns: no array allocated per row.
+    var key = [DatabaseValue](repeating: .null, count: keyIndexes.count)
+    var previous = key
+    var isFirst = true
     try statement.forEachRow(binding: []) { handle in
       for index in values.indices { values[index] = DatabaseValue(sqliteStatement: handle, index: Int32(index)) }
-      let key = key(of: values)
-      if let previous, !StateRows.valuesPrecede(previous, key) { throw NotInEngineOrder() }
-      previous = key
+      swap(&key, &previous)
+      for index in key.indices { key[index] = values[keyIndexes[index]] }
+      if !isFirst, !StateRows.valuesPrecede(previous, key) { throw NotInEngineOrder() }
+      isFirst = false
       try body(values, key)
     }
   }
@@ -101,11 +113,13 @@ struct KeyOrderScan {
   func appendObject(_ values: [DatabaseValue], to out: inout [UInt8]) {
     out.append(UInt8(ascii: "{"))
     var first = true
-    for index in values.indices where !(index == omittedWhenNull && values[index].isNull) {
-      if !first { out.append(UInt8(ascii: ",")) }
-      first = false
-      out.append(contentsOf: names[index])
-      JSONText.appendValue(values[index], to: &out)
+    namesText.withUnsafeBufferPointer { names in
+      for index in values.indices where !(index == omittedWhenNull && values[index].isNull) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: names[nameRanges[index]]))
+        JSONText.appendValue(values[index], to: &out)
+      }
     }
     out.append(UInt8(ascii: "}"))
   }
