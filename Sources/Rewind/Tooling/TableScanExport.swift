@@ -171,7 +171,7 @@ extension TableScanExport {
     /// - Throws: ``KeyOrderScan/NotInEngineOrder`` if SQLite placed one where the export's
     ///   order does not.
     mutating func writeMembers(before member: ListMember, _ write: (ListMember) -> Void) throws {
-      while let nextBefore, nextBefore == member.id {
+      while let nextBefore, nextBefore.equals(member.id) {
         guard ListMember.precedes(then[nextThen].member, member) else { throw KeyOrderScan.NotInEngineOrder() }
         write(then[nextThen].member)
         nextThen += 1
@@ -181,7 +181,7 @@ extension TableScanExport {
 
     /// Whether `member`, the next member now, changed since the seq: it is skipped then.
     mutating func isChanged(_ member: ListMember) -> Bool {
-      guard let nextNowID, nextNowID == member.id else { return false }
+      guard let nextNowID, nextNowID.equals(member.id) else { return false }
       nextNow += 1
       self.nextNowID = nextNow < now.count ? now[nextNow].id : nil
       return true
@@ -252,8 +252,8 @@ extension TableScanExport {
     ///   order does not.
     mutating func writeRows(at key: [DatabaseValue], _ write: (StateRows.Row) -> Void) throws -> Bool {
       var replaced = false
-      while let nextAt, nextAt == key {
-        if rows[next].key == key {
+      while let nextAt, DatabaseValue.equal(nextAt, key) {
+        if DatabaseValue.equal(rows[next].key, key) {
           replaced = true
         } else if !StateRows.valuesPrecede(rows[next].key, key) {
           throw KeyOrderScan.NotInEngineOrder()
@@ -273,5 +273,24 @@ extension TableScanExport {
       next = rows.count
       nextAt = nil
     }
+  }
+}
+
+extension DatabaseValue {
+  /// `==`, with two integers (the most common key and id) compared in place: the scan compares
+  /// the next changed row's place with every row it reads, and GRDB's `==`, called across the
+  /// module, switched over both values' storage each time.
+  @inline(__always)
+  fileprivate func equals(_ other: DatabaseValue) -> Bool {
+    if case .int64(let value) = storage, case .int64(let otherValue) = other.storage { return value == otherValue }
+    return self == other
+  }
+
+  /// Whether two keys are equal, value by value (see ``equals(_:)``).
+  @inline(__always)
+  fileprivate static func equal(_ key: [DatabaseValue], _ other: [DatabaseValue]) -> Bool {
+    guard key.count == other.count else { return false }
+    for index in key.indices where !key[index].equals(other[index]) { return false }
+    return true
   }
 }
