@@ -372,5 +372,4 @@ final class EntityPart<Root, E: Entity>: StatePart {
       for (id, entity) in entities { root[keyPath: keyPath].set(entity, for: id) }
     }
   }
-
 }

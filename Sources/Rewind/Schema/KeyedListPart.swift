@@ -196,5 +196,4 @@ final class KeyedListPart<
       for (id, position, owner) in places { root[keyPath: keyPath].setPosition(position, of: id, owner: owner) }
     }
   }
-
 }

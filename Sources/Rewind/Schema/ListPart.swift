@@ -152,5 +152,4 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
       for (id, position) in positions { root[keyPath: keyPath].setPosition(position, of: id) }
     }
   }
-
 }

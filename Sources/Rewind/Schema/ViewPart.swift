@@ -184,9 +184,9 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     return ViewPart(keyPath: keyPath, prefix: prefix, listed: listed)
   }
 
-  /// The value last written, boxed: the parts of a scoped feature run unspecialized, where
-  /// each use of a `V?` would look up `Optional<V>`'s metadata (two look-ups on every action,
-  /// for every scoped view state), and an optional reference needs none.
+  /// The value last written, boxed: wherever the part's code runs unspecialized (a scoped
+  /// feature's parts did, until they ran the feature's own code, see ``ScopedPart``), each use
+  /// of a `V?` would look up `Optional<V>`'s metadata, and an optional reference needs none.
   @usableFromInline
   final class Written {
     /// Unchecked, as `current` is (see there).
