@@ -215,7 +215,7 @@ struct HistoryLog {
   /// The data version of the connection's file (`SQLITE_FCNTL_DATA_VERSION`): SQLite counts a
   /// change each time the connection commits, and each time a transaction begins after another
   /// connection (or process) committed. It is read on every write, with no statement run
-  /// (`PRAGMA data_version`, which counts only the other connections' commits, cost about 750
+  /// (`PRAGMA data_version`, which counts only the other connections' commits, cost about 830
   /// instructions a send). `nil` when SQLite cannot tell: the position is then never trusted.
   private static func dataVersion(_ db: Database) -> UInt32? {
     var version: UInt32 = 0
