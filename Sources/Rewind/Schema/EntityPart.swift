@@ -168,9 +168,12 @@ final class EntityPart<Root, E: Entity>: StatePart {
   }
 
   @inlinable
+  func hasChanges(in root: inout Root) -> Bool { path.read(&root) { $0.hasPendingChanges } }
+
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
     // Most actions touch one table: a read is cheaper than the mutable access taking needs.
-    guard path.read(&root, { $0.hasPendingChanges }) else { return }
+    guard hasChanges(in: &root) else { return }
     try path.modify(&root) { entities in try takeChanges(from: &entities, into: &changes) }
   }
 

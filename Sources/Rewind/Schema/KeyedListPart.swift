@@ -134,8 +134,11 @@ final class KeyedListPart<
   }
 
   @inlinable
+  func hasChanges(in root: inout Root) -> Bool { path.read(&root) { $0.hasPendingChanges } }
+
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
-    guard path.read(&root, { $0.hasPendingChanges }) else { return }  // a read, not a mutable access
+    guard hasChanges(in: &root) else { return }  // a read, not a mutable access
     takeTrackedChanges(from: &root, into: &changes)
   }
 

@@ -102,8 +102,11 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   }
 
   @inlinable
+  func hasChanges(in root: inout Root) -> Bool { path.read(&root) { $0.hasPendingChanges } }
+
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
-    guard path.read(&root, { $0.hasPendingChanges }) else { return }  // a read, not a mutable access
+    guard hasChanges(in: &root) else { return }  // a read, not a mutable access
     for (id, before, after) in path.modify(&root, { $0.takeChanges() }) {
       changes.append(change(id: id, before: before, after: after))
     }

@@ -12,10 +12,13 @@ import GRDB
 final class ScopedPart<Root, Child>: StatePart {
   let child: SpecializedPart<Child>
   let keyPath: WritableKeyPath<Root, Child>
+  /// The key path, applied in place through its offset where it has one (see ``StatePath``).
+  let path: StatePath<Root, Child>
 
   init(_ child: SpecializedPart<Child>, at keyPath: WritableKeyPath<Root, Child>) {
     self.child = child
     self.keyPath = keyPath
+    path = StatePath(keyPath)
   }
 
   func takeDefaults(from initial: Root) throws { try child.part.takeDefaults(from: initial[keyPath: keyPath]) }
@@ -44,8 +47,18 @@ final class ScopedPart<Root, Child>: StatePart {
     child.danglingReference(root[keyPath: keyPath], idTests)
   }
 
+  func hasChanges(in root: inout Root) -> Bool {
+    path.read(&root) { value in
+      var value = value
+      return child.hasChanges(&value)
+    }
+  }
+
+  /// Takes the child's changes through a mutable access only when it has some, as the parts
+  /// themselves do: the access runs the child property's setter and observers, if it has any.
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
-    try child.takeChanges(&root[keyPath: keyPath], &changes)
+    guard hasChanges(in: &root) else { return }
+    try path.modify(&root) { try child.takeChanges(&$0, &changes) }
   }
 
   func rows(of root: Root, into batches: inout RowBatches) throws {

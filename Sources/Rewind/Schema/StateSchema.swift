@@ -171,6 +171,7 @@ final class SpecializedPart<Root> {
   let part: any StatePart<Root>
   let load: (Database) throws -> (inout Root) -> Void
   let takeChanges: (inout Root, inout [RowChange]) throws -> Void
+  let hasChanges: (inout Root) -> Bool
   /// The part's ``StatePart/idTest(in:)`` and ``StatePart/danglingReference(in:idTests:)``,
   /// run at every open over every list entry.
   let idTest: (Root) -> Any?
@@ -187,6 +188,7 @@ final class SpecializedPart<Root> {
       part: part,
       load: { db in try part.load(db) },
       takeChanges: { root, changes in try part.takeChanges(from: &root, into: &changes) },
+      hasChanges: { root in part.hasChanges(in: &root) },
       idTest: { root in part.idTest(in: root) },
       danglingReference: { root, idTests in part.danglingReference(in: root, idTests: idTests) },
       renewed: { SpecializedPart(part.renewed()) },
@@ -198,6 +200,7 @@ final class SpecializedPart<Root> {
     part: any StatePart<Root>,
     load: @escaping (Database) throws -> (inout Root) -> Void,
     takeChanges: @escaping (inout Root, inout [RowChange]) throws -> Void,
+    hasChanges: @escaping (inout Root) -> Bool,
     idTest: @escaping (Root) -> Any?,
     danglingReference: @escaping (Root, [String: Any]) -> String?,
     renewed: @escaping () -> SpecializedPart<Root>,
@@ -206,6 +209,7 @@ final class SpecializedPart<Root> {
     self.part = part
     self.load = load
     self.takeChanges = takeChanges
+    self.hasChanges = hasChanges
     self.idTest = idTest
     self.danglingReference = danglingReference
     self.renewed = renewed
@@ -242,6 +246,10 @@ protocol StatePart<Root> {
   /// to an entity that `root` does not hold, described; `nil` when every one holds. `idTests`
   /// are the entity parts' ``idTest(in:)``s, by table.
   func danglingReference(in root: Root, idTests: [String: Any]) -> String?
+  /// Whether ``takeChanges(from:into:)`` has anything to take: a read (`root` is `inout` only
+  /// to be read in place), so that a part with nothing to take never writes through its path
+  /// (which would run a computed property's setter, or a stored one's observers).
+  func hasChanges(in root: inout Root) -> Bool
   /// Appends the row changes the current action made to this part, and resets its tracking.
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws
   /// Appends one inserted row per row this part holds in `root`.

@@ -91,10 +91,15 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 
   @inlinable
+  func hasChanges(in root: inout Root) -> Bool {
+    guard let current else { return true }
+    return !path.read(&root) { current.value == $0 }
+  }
+
+  @inlinable
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
-    // Compared here, specialized, and in place (a scoped part's generic code copied the value
-    // out through its value witnesses): most actions leave most view states as they were.
-    if let current, path.read(&root, { current.value == $0 }) { return }
+    // Compared here, specialized, and in place: most actions leave most view states as they were.
+    guard hasChanges(in: &root) else { return }
     let value = path.read(&root) { $0 }
     guard let listed, let current, rows.isWalked else { return try takeChanges(of: value, into: &changes) }
     // The listed properties compared and encoded here, specialized for each property's type;
