@@ -47,17 +47,19 @@ final class ScopedPart<Root, Child>: StatePart {
     child.danglingReference(root[keyPath: keyPath], idTests)
   }
 
+  /// A child stored in place (the path has an offset) is reached through its address, where no
+  /// accessor runs; otherwise through a copy the getter gives, so that no setter runs.
   func hasChanges(in root: inout Root) -> Bool {
-    path.read(&root) { value in
-      var value = value
-      return child.hasChanges(&value)
-    }
+    if path.offset != nil { return path.modify(&root) { child.hasChanges(&$0) } }
+    var value = root[keyPath: keyPath]
+    return child.hasChanges(&value)
   }
 
   /// Takes the child's changes through a mutable access only when it has some, as the parts
-  /// themselves do: the access runs the child property's setter and observers, if it has any.
+  /// themselves do: through the key path, the access runs the child property's setter and
+  /// observers, if it has any.
   func takeChanges(from root: inout Root, into changes: inout [RowChange]) throws {
-    guard hasChanges(in: &root) else { return }
+    guard path.offset != nil || hasChanges(in: &root) else { return }
     try path.modify(&root) { try child.takeChanges(&$0, &changes) }
   }
 
