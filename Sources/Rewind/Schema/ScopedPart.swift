@@ -11,13 +11,13 @@ import GRDB
 /// for each scoped view state, changed or not.
 final class ScopedPart<Root, Child>: StatePart {
   let child: SpecializedPart<Child>
-  let keyPath: WritableKeyPath<Root, Child>
-  /// The key path, applied in place through its offset where it has one (see ``StatePath``).
+  /// The child's key path, applied in place through its offset where it has one (see
+  /// ``StatePath``).
   let path: StatePath<Root, Child>
+  var keyPath: WritableKeyPath<Root, Child> { path.keyPath }
 
   init(_ child: SpecializedPart<Child>, at keyPath: WritableKeyPath<Root, Child>) {
     self.child = child
-    self.keyPath = keyPath
     path = StatePath(keyPath)
   }
 
