@@ -337,24 +337,36 @@ import Testing
   @Test func aSnapshotInAReadTransactionPausesCheckpoints() throws {
     let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 1_000_000))
     let checkpointer = store.repository.checkpointer!
-    // The store asks its snapshot worker, which reads nothing now.
-    #expect(checkpointer.snapshotIsReading?() == false)
+    // The store's snapshot worker reads nothing now.
+    #expect(!checkpointer.snapshotIsReading)
     try store.send(.add(title: "First"))
     checkpointer.wait()
     let before = checkpointer.checkpoints
     let connection = store.repository.database.writeWithoutTransaction { $0.sqliteConnection! }
-    // (NSLock, not Mutex: the package supports macOS 14.)
-    let reading = ReadingFlag()
-    checkpointer.snapshotIsReading = { reading.value }
+    checkpointer.snapshotIsReading = true
     checkpointer.committed(on: connection, pages: 500)
     checkpointer.wait()
     #expect(checkpointer.checkpoints == before)
-    // Asked at each commit: once the snapshot's step has left its transaction, checkpoints
+    // Read at each commit: once the snapshot's step has left its transaction, checkpoints
     // resume at the next commit.
-    reading.value = false
+    checkpointer.snapshotIsReading = false
     checkpointer.committed(on: connection, pages: 500)
     checkpointer.wait()
     #expect(checkpointer.checkpoints == .init(background: before.background + 1, inline: before.inline))
+  }
+
+  /// The store's snapshot worker tells the checkpointer as each of its read transactions
+  /// begins and ends: an automatic snapshot's read is seen, and over once it is stored.
+  @Test func theSnapshotWorkerTellsTheCheckpointerWhileItReads() throws {
+    let store = try store(marks: .init(backgroundPages: 10, restartPages: 1_000_000, inlinePages: 1_000_000))
+    let checkpointer = store.repository.checkpointer!
+    try sendAdds("Entry", 0..<3, to: store)
+    #expect(checkpointer.snapshotReadsSeen == 0)
+    store.repository.worker!.startSnapshot()
+    store.waitForSnapshots()
+    #expect(checkpointer.snapshotReadsSeen >= 1)
+    #expect(!checkpointer.snapshotIsReading)
+    #expect(try store.repository.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM snapshots") } == 1)
   }
 
   /// A pass that copied a WAL past the restart mark while nothing was committed leaves a WAL

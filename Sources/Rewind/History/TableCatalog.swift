@@ -96,9 +96,10 @@ struct TableCatalog {
     tableNames.filter { $0 != EngineTable.listEntries.name && $0 != EngineTable.viewState.name }
   }
 
-  /// Whether `table` is a declared entity table.
+  /// Whether `table` is a declared entity table. (The engine's own tables are ruled out first:
+  /// comparing a short name costs a fraction of hashing it, and most changes are theirs.)
   func isEntityTable(_ table: String) -> Bool {
-    columns[table] != nil && table != EngineTable.listEntries.name && table != EngineTable.viewState.name
+    table != EngineTable.listEntries.name && table != EngineTable.viewState.name && columns[table] != nil
   }
 
   /// The columns of `table`'s primary key, sorted.

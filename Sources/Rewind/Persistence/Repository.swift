@@ -76,7 +76,6 @@ final class Repository<State: PersistentState> {
       readOnly ? nil : SnapshotWorker(path: $0, configuration: configuration, checkpointer: checkpointer)
     }
     self.worker = worker
-    checkpointer?.snapshotIsReading = { [weak worker] in worker?.isReading ?? false }
     let contents: DatabaseFile.Contents
     if let path {
       (database, contents) = try DatabaseFile.open(path: path, configuration: configuration)

@@ -16,8 +16,8 @@ import GRDB
 /// When the steps cannot be joined (a migration meanwhile, a row inserted or deleted past the
 /// log, a table whose key is not its primary key), it reads the tables in one read transaction
 /// instead. While it is in a read transaction the WAL cannot start over, so a checkpoint would
-/// copy and sync the file in vain: the store's ``WALCheckpointer`` asks ``isReading`` at each
-/// commit and waits meanwhile.
+/// copy and sync the file in vain: the worker tells the store's ``WALCheckpointer``
+/// (``WALCheckpointer/snapshotIsReading``), whose commits wait meanwhile.
 final class SnapshotWorker: @unchecked Sendable {
   private let path: String
   private let configuration: Configuration
@@ -27,9 +27,6 @@ final class SnapshotWorker: @unchecked Sendable {
   private let lock = NSLock()
   private let group = DispatchGroup()
   private var snapshotRunning = false
-  /// Whether the snapshot under way is in a read transaction, which keeps the WAL from
-  /// starting over (its parts are written after).
-  private var snapshotReading = false
   /// Set once the store is released: the snapshot under way stops at its next step.
   private var stopped = false
   /// The seq of the last snapshot this worker stored: the store's own position learns it only
@@ -87,9 +84,6 @@ final class SnapshotWorker: @unchecked Sendable {
 
   /// Whether a snapshot is under way.
   var isRunning: Bool { lock.withLock { snapshotRunning } }
-
-  /// Whether a snapshot is being read: checkpoints then copy and sync in vain.
-  var isReading: Bool { lock.withLock { snapshotReading } }
 
   /// The seq of the latest snapshot the worker stored, or 0.
   var latestSnapshotSeq: Int64 { lock.withLock { lastTakenSeq } }
@@ -159,7 +153,7 @@ final class SnapshotWorker: @unchecked Sendable {
       let read = try SteppedSnapshotRead.snapshot(
         from: queue, rowsPerStep: rowsPerStep, stopping: stopping,
         beforeStep: { [checkpointer] in checkpointer?.waitForWALToStartOver() },
-        reading: { reading in lock.withLock { snapshotReading = reading } })
+        reading: { [checkpointer] reading in checkpointer?.snapshotIsReading = reading })
     else { return nil }
     lock.withLock {
       if read.stepped { readCounts.stepped += 1 } else { readCounts.inOneRead += 1 }

@@ -40,9 +40,9 @@ import GRDBSQLite
 ///   until the WAL doubles: a commit would copy it all on the sending thread.
 ///
 /// While the store's snapshot is in a read transaction, the WAL cannot start over, and any
-/// checkpoint would copy and sync in vain: commits ask (``snapshotIsReading``) and wait
-/// meanwhile, not between the snapshot's steps nor while its parts are written. Before each
-/// step the snapshot waits for a WAL past `marks.restartPages` to start over
+/// checkpoint would copy and sync in vain: the snapshot says so (``snapshotIsReading``), and
+/// commits wait meanwhile, not between the snapshot's steps nor while its parts are written.
+/// Before each step the snapshot waits for a WAL past `marks.restartPages` to start over
 /// (``waitForWALToStartOver(atMost:)``), so that under a steady stream of sends the WAL stays
 /// about as short as with no snapshot under way.
 final class WALCheckpointer: @unchecked Sendable {
@@ -158,17 +158,27 @@ final class WALCheckpointer: @unchecked Sendable {
   }
 
   /// Whether the store's snapshot is in a read transaction, which keeps the WAL from starting
-  /// over: checkpoints wait meanwhile. Asked at each commit and after each pass, since the
-  /// snapshot's steps begin and end between a store's writes. Set once by the store.
-  var snapshotIsReading: (@Sendable () -> Bool)? {
-    get { lock.withLock { snapshotReadingCheck } }
-    set { lock.withLock { snapshotReadingCheck = newValue } }
+  /// over: checkpoints wait meanwhile. The snapshot's worker sets it as each of its steps
+  /// begins and ends its transaction, between a store's writes; each commit and each pass read
+  /// it. (Set rather than asked: a question to the worker at every commit took its lock and a
+  /// weak reference, about 300 instructions a send.)
+  var snapshotIsReading: Bool {
+    get { lock.withLock { snapshotReading } }
+    set {
+      lock.withLock {
+        if newValue, !snapshotReading { snapshotReadsBegun += 1 }
+        snapshotReading = newValue
+      }
+    }
   }
-  private var snapshotReadingCheck: (@Sendable () -> Bool)?
+  private var snapshotReading = false
+  private var snapshotReadsBegun = 0
 
-  /// Whether checkpoints wait now; called with the lock held (the snapshot's answer takes the
-  /// worker's lock inside this one, never the other way round).
-  private var waiting: Bool { paused || snapshotReadingCheck?() == true }
+  /// How many of the snapshot's read transactions have begun: for tests.
+  var snapshotReadsSeen: Int { lock.withLock { snapshotReadsBegun } }
+
+  /// Whether checkpoints wait now; called with the lock held.
+  private var waiting: Bool { paused || snapshotReading }
 
   /// Makes this checkpointer the one of `db`, the store's connection, in place of SQLite's
   /// automatic checkpoint. ``uninstall(from:)`` must run before the checkpointer is released.

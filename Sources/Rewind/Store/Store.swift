@@ -196,11 +196,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
           // Reduce in place: no copy of the state is kept, so no collection is copied on write.
           // The reducer reads the store's dependencies, whatever scope `send` was called in.
           // (Set directly: `withDependencies` would first read and merge the current values.)
-          // (The effect is assigned inside: returned through `withValue`'s generic result, its
-          // type's metadata was looked up on every send.)
-          DependencyValues.$_current.withValue(dependencies) {
-            effect = reducer.reduce(into: &current, action: action)
-          }
+          effect = Self.reduce(&current, action, with: reducer, dependencies)
           reduced = true
           let changes = try repository.schema.takeChanges(from: &current)
           pending = changes
@@ -385,7 +381,27 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// Tells observers that a commit moved the state and the history. (``lastSeq``, ``canUndo``
   /// and ``canRedo`` change only with a commit; they are observed with the state.)
   func didCommit() {
-    registrar.withMutation(of: self, keyPath: commitKeyPath) {}
+    registrar.withMutation(of: self, keyPath: commitKeyPath, Self.noMutation)
     refreshScopes()
+  }
+
+  /// What ``didCommit()`` runs as the mutation, the commit being done: nonisolated, as a
+  /// closure written in the store would be the main actor's, and checked to run on it each
+  /// time it is called from `Observation` (about 200 instructions a send).
+  private nonisolated static func noMutation() {}
+
+  /// Runs `reducer` on `state` with the store's dependencies current. Nonisolated for the same
+  /// reason: the closure `withValue` calls is no main-actor closure to check at every send.
+  /// (The effect is assigned inside: returned through `withValue`'s generic result, its type's
+  /// metadata was looked up on every send.)
+  private nonisolated static func reduce(
+    _ state: inout State, _ action: Action, with reducer: any Reducer<State, Action>,
+    _ dependencies: DependencyValues
+  ) -> Effect<Action> {
+    var effect = Effect<Action>.none
+    DependencyValues.$_current.withValue(dependencies) {
+      effect = reducer.reduce(into: &state, action: action)
+    }
+    return effect
   }
 }
