@@ -69,3 +69,23 @@ extension RowImageTests {
     #expect(doubled.columns === row.columns)
   }
 }
+
+extension RowImageTests {
+  /// The list parts give a list entry's values in its columns' sorted order, with no sort on
+  /// the way: the columns must sort as they assume, or each value would be logged and written
+  /// under another column.
+  @Test func listEntryColumnsSortAsTheListPartsGiveTheirValues() {
+    #expect(EngineTable.listEntryKey.names == ["id", "list"])
+    #expect(EngineTable.listEntryColumns.names == ["id", "list", "position"])
+    #expect(EngineTable.keyedListEntryColumns.names == ["id", "list", "owner", "position"])
+    let part = ListPart<OrderRoot, Int64>(
+      keyPath: \.order, name: "all", entityTable: "items", keyValue: { $0.databaseValue })
+    let change = part.change(id: 7, before: nil, after: "a0")
+    #expect(change.key == ["list": "all".databaseValue, "id": 7.databaseValue])
+    #expect(change.after == ["list": "all".databaseValue, "id": 7.databaseValue, "position": "a0".databaseValue])
+  }
+}
+
+private struct OrderRoot {
+  var order = OrderedIDList<Int64>()
+}

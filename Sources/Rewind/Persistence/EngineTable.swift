@@ -51,7 +51,8 @@ extension EngineTable {
   @usableFromInline
   static let viewStateColumns = RowImage.Columns(["path", "value"])
 
-  /// A list entry's key; the entry of a fixed list, and the entry of a keyed list.
+  /// A list entry's key; the entry of a fixed list, and the entry of a keyed list. (The list
+  /// parts give their values in these columns' sorted order: a test checks the names sort so.)
   @usableFromInline
   static let listEntryKey = RowImage.Columns(["list", "id"])
   @usableFromInline

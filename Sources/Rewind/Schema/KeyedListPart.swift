@@ -162,10 +162,14 @@ final class KeyedListPart<
 
   private func change(id: ID, before: (Owner, String)?, after: (Owner, String)?) -> RowChange {
     let (list, id) = (name.databaseValue, keyValue(id))
-    let key = RowImage(EngineTable.listEntryKey, [list, id])
+    // The values in the columns' sorted order (`id`, `list`, `owner`, `position`), as in
+    // `ListPart`.
+    let key = RowImage(columns: EngineTable.listEntryKey, sortedValues: [id, list])
     func row(_ place: (Owner, String)?) -> RowImage? {
       place.map { owner, position in
-        RowImage(EngineTable.keyedListEntryColumns, [list, id, ownerValue(owner), position.databaseValue])
+        RowImage(
+          columns: EngineTable.keyedListEntryColumns,
+          sortedValues: [id, list, ownerValue(owner), position.databaseValue])
       }
     }
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))

@@ -123,9 +123,11 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   @inlinable
   func change(id: ID, before: String?, after: String?) -> RowChange {
     let (list, id) = (name.databaseValue, keyValue(id))
-    let key = RowImage(EngineTable.listEntryKey, [list, id])
+    // The values in the columns' sorted order (`id`, `list`, `position`): given in declared
+    // order, each image was built twice, an array for each.
+    let key = RowImage(columns: EngineTable.listEntryKey, sortedValues: [id, list])
     func row(_ position: String?) -> RowImage? {
-      position.map { RowImage(EngineTable.listEntryColumns, [list, id, $0.databaseValue]) }
+      position.map { RowImage(columns: EngineTable.listEntryColumns, sortedValues: [id, list, $0.databaseValue]) }
     }
     return RowChange(table: Self.table, key: key, before: row(before), after: row(after))
   }
