@@ -132,17 +132,85 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     line: UInt = #line, column: UInt = #column
   ) async throws {
     let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    if let pending = received.first {
-      location.report(
-        """
-        An action sent by an effect was not received before sending \(Self.name(action)):
-
-        \(String(customDumping: pending))
-        """)
-    }
+    let event = "sending \(Self.name(action))"
+    reportPending(before: event, location)
     let before = store.state
     try store.send(action)
-    try expect(from: before, update, after: "sending \(Self.name(action))", location)
+    try expect(from: before, update, after: event, location)
+  }
+
+  /// Undoes the latest undo step (see ``Store/undo()``) and checks that it changed the state
+  /// exactly as `update` says.
+  ///
+  /// - Parameter update: mutates the state before the undo into the expected state after it;
+  ///   omit it when the undo must change nothing (there is nothing to undo).
+  public func undo(
+    _ update: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async throws {
+    try moveThroughHistory("undoing", update, Location(fileID: fileID, filePath: filePath, line: line, column: column))
+    {
+      _ = try store.undo()
+    }
+  }
+
+  /// Redoes the latest undone step (see ``Store/redo()``) and checks that it changed the state
+  /// exactly as `update` says.
+  ///
+  /// - Parameter update: mutates the state before the redo into the expected state after it;
+  ///   omit it when the redo must change nothing (there is nothing to redo).
+  public func redo(
+    _ update: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async throws {
+    try moveThroughHistory("redoing", update, Location(fileID: fileID, filePath: filePath, line: line, column: column))
+    {
+      _ = try store.redo()
+    }
+  }
+
+  /// Jumps to the state right after `seq` (see ``Store/jump(to:timeline:)``) and checks that it
+  /// changed the state exactly as `update` says.
+  ///
+  /// - Parameters:
+  ///   - seq: the log entry to go to, as ``Store/send(_:)`` returned it.
+  ///   - timeline: which part of the state travels.
+  ///   - update: mutates the state before the jump into the expected state after it.
+  public func jump(
+    to seq: Int64, timeline: Timeline = .all,
+    _ update: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async throws {
+    try moveThroughHistory(
+      "jumping to seq \(seq)", update, Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) {
+      _ = try store.jump(to: seq, timeline: timeline)
+    }
+  }
+
+  /// Runs a move through history, as ``send(_:_:fileID:filePath:line:column:)`` runs an action.
+  private func moveThroughHistory(
+    _ event: String, _ update: ((inout State) throws -> Void)?, _ location: Location, _ move: () throws -> Void
+  ) throws {
+    reportPending(before: event, location)
+    let before = store.state
+    try move()
+    try expect(from: before, update, after: event, location)
+  }
+
+  /// Reports an action an effect sent that the test has not received before `event`: the
+  /// test would otherwise state the next change against a state that action has yet to make.
+  private func reportPending(before event: String, _ location: Location) {
+    guard let pending = received.first else { return }
+    location.report(
+      """
+      An action sent by an effect was not received before \(event):
+
+      \(String(customDumping: pending))
+      """)
   }
 
   /// Waits for the next action an effect sends, checks it is `action`, reduces it, and checks

@@ -352,6 +352,24 @@ func travel(_ store: Store<NotesState, NotesAction>) throws {
 }
 
 @MainActor
+@Test func undoingAPin() async throws {
+  let store = try TestStore(initialState: NotesState(), reducer: NotesReducer())
+  try await store.send(.write(text: "Buy milk")) {
+    $0.notes.insert(Note(id: 1, text: "Buy milk"))
+    $0.order.append(1)
+  }
+  try await store.send(.pin(id: 1, .toggle)) {
+    $0.notes[1]?.isPinned = true
+  }
+  try await store.undo {
+    $0.notes[1]?.isPinned = false
+  }
+  try await store.redo {
+    $0.notes[1]?.isPinned = true
+  }
+}
+
+@MainActor
 @Test func addingReminders() async throws {
   let store = try TestStore(initialState: RemindersState(), reducer: RemindersReducer())
   try await store.send(.add(title: "Call Alice")) {

@@ -138,6 +138,28 @@ struct TestStoreTests {
     #expect(message == Self.wrongSearchText)
   }
 
+  /// Undo, redo and jumps are stated as sends are: each one's exact change, and a wrong or
+  /// missing one fails with the same diff.
+  @Test func undoRedoAndJumpsAreAssertedAsSendsAre() async throws {
+    let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
+    try await store.send(.add(title: "Milk")) {
+      $0.tasks.insert(TaskItem(id: 1, title: "Milk"))
+      $0.allTasks.append(1)
+    }
+    let added = store.store.lastSeq
+    try await store.send(.rename(id: 1, title: "Oat milk")) { $0.tasks[1]?.title = "Oat milk" }
+    try await store.undo { $0.tasks[1]?.title = "Milk" }
+    try await store.redo { $0.tasks[1]?.title = "Oat milk" }
+    let message = await recordedIssue {
+      try await store.undo()  // says nothing changes; the rename was undone
+    }
+    #expect(message.hasPrefix("The state after undoing is not what the test expects: (Expected: -, Actual: +)"))
+    #expect(message.contains(#"-       title: "Oat milk","#) && message.contains(#"+       title: "Milk","#))
+    try await store.redo { $0.tasks[1]?.title = "Oat milk" }
+    try await store.jump(to: added) { $0.tasks[1]?.title = "Milk" }
+    try await store.jump(to: added)  // there already: nothing changes
+  }
+
   @Test func aChangedTitleShowsOneLine() async throws {
     let store = try TestStore(initialState: TasksState(), reducer: TasksReducer())
     try await store.send(.add(title: "Milk")) {
