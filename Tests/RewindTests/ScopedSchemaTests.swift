@@ -186,3 +186,57 @@ struct ScopedSchemaTests {
     #expect(try RewindDatabase(path: path).verify().problems.isEmpty)
   }
 }
+
+/// The shelf as an app by itself, at version 2: its migration adds a column to its books.
+private struct ShelfApp: PersistentState, Equatable {
+  var books = EntityTable<Book>()
+  var order = OrderedIDList<Int64>()
+  var view = Shelf.View()
+
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.books), .list(\.order, named: "shelf", of: Book.self), .view(\.view))
+      .migrations(SchemaMigration("2-shelf-notes", .addColumn("note", to: "books", .text, default: nil)))
+  }
+}
+
+/// A room that includes the shelf app as a feature, with no migration of its own.
+private struct Room: PersistentState, Equatable {
+  var shelf = ShelfApp()
+
+  static var schema: StateSchema<Self> { StateSchema(.scope(\.shelf, viewPrefix: "shelf")) }
+}
+
+private enum RoomAction: LoggedAction {
+  case rest
+}
+
+extension ScopedSchemaTests {
+  /// A file has one app schema version, counted by the root state's migrations (the
+  /// EvolvingYourSchema article): a scoped feature's own, declared for its use as an app by
+  /// itself, are neither run nor recorded in a composed app's file.
+  @Test func aScopedFeaturesOwnMigrationsAreNotTheComposedApps() throws {
+    #expect(ShelfApp.schema.version == 2)
+    #expect(Room.schema.version == 1)
+    let directory = try TemporaryDirectory()
+    let path = directory.path("room.sqlite")
+    do {
+      let store = try Store(path: path, initialState: Room(), reducer: Reduce<Room, RoomAction> { _, _ in .none })
+      #expect(store.state == Room())
+    }
+    let (recorded, columns) = try DatabaseQueue(path: path).read { db in
+      (
+        try String.fetchAll(db, sql: "SELECT identifier FROM rewind_app_migrations"),
+        try db.columns(in: "books").map(\.name)
+      )
+    }
+    #expect(recorded.isEmpty)
+    #expect(!columns.contains("note"))
+    // Opened again, nothing is pending: the feature's migration is not the room's to run.
+    _ = try Store(path: path, initialState: Room(), reducer: Reduce<Room, RoomAction> { _, _ in .none })
+    #expect(
+      try DatabaseQueue(path: path).read {
+        try String.fetchAll($0, sql: "SELECT identifier FROM rewind_app_migrations")
+      }.isEmpty)
+    #expect(try RewindDatabase(path: path).verify().problems.isEmpty)
+  }
+}
