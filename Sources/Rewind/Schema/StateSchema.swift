@@ -12,6 +12,7 @@ import GRDB
 public struct StateSchema<Root> {
   /// Each part, with what every action and every open runs for it, compiled where the part
   /// was declared (see ``SpecializedPart``).
+  @usableFromInline
   let specialized: [SpecializedPart<Root>]
   /// The parts, in declaration order.
   let parts: [any StatePart<Root>]
@@ -20,6 +21,7 @@ public struct StateSchema<Root> {
   /// The `repairViewState()` of each child state included with ``scope(_:viewPrefix:)``
   /// (and of theirs), run before the root's own: a feature repairs its view state wherever it
   /// is composed.
+  @usableFromInline
   var childRepairs: [(inout Root) -> Void] = []
 
   /// A schema of one part, its hot paths compiled here.
@@ -139,6 +141,10 @@ public struct StateSchema<Root> {
   ///   - keyPath: the child state in the parent.
   ///   - viewPrefix: prepended to the child's view-state paths, so that two features' view
   ///     states cannot collide.
+  ///
+  /// Inlined into the app's module, as the other factories are: the scoped parts' per-action
+  /// code is specialized there for the parent's and the child's types.
+  @inlinable
   public static func scope<Child: PersistentState>(
     _ keyPath: WritableKeyPath<Root, Child>, viewPrefix: String
   ) -> Self {
@@ -168,18 +174,26 @@ public struct StateSchema<Root> {
 /// witnesses (eight copies and destroys an action); a reference is retained.
 @usableFromInline
 final class SpecializedPart<Root> {
+  @usableFromInline
   let part: any StatePart<Root>
+  @usableFromInline
   let load: (Database) throws -> (inout Root) -> Void
+  @usableFromInline
   let takeChanges: (inout Root, inout [RowChange]) throws -> Void
+  @usableFromInline
   let hasChanges: (inout Root) -> Bool
   /// The part's ``StatePart/idTest(in:)`` and ``StatePart/danglingReference(in:idTests:)``,
   /// run at every open over every list entry.
+  @usableFromInline
   let idTest: (Root) -> Any?
+  @usableFromInline
   let danglingReference: (Root, [String: Any]) -> String?
   /// The same, for the part's renewed instance (see ``StatePart/renewed()``).
+  @usableFromInline
   let renewed: () -> SpecializedPart<Root>
   /// The same, for the part with its view-state paths under a prefix (see
   /// ``StatePart/withViewPrefix(_:)``): how a scope takes the child's parts.
+  @usableFromInline
   let prefixed: (String) -> SpecializedPart<Root>
 
   @inlinable
