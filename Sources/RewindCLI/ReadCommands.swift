@@ -143,9 +143,8 @@ private func followingLinks(_ path: String) throws -> String {
   throw CLIError("cannot write \(path): too many levels of symbolic links")
 }
 
-/// Writes all of `text` to `fd`.
-/// Writes `text`'s UTF-8 bytes to `fd` in place: an export's text is one contiguous buffer
-/// (100 MB at a million tasks), which a copy into an array or `Data` first would double.
+/// Writes all of `text`'s UTF-8 bytes to `fd` in place: an export's text is one contiguous
+/// buffer (100 MB at a million tasks), which a copy into an array or `Data` first would double.
 private func write(_ text: String, to fd: Int32, path: String) throws {
   var text = text
   try text.withUTF8 { bytes in

@@ -149,10 +149,8 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async throws {
-    try moveThroughHistory("undoing", update, Location(fileID: fileID, filePath: filePath, line: line, column: column))
-    {
-      _ = try store.undo()
-    }
+    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    try moveThroughHistory("undoing", update, location) { _ = try store.undo() }
   }
 
   /// Redoes the latest undone step (see ``Store/redo()``) and checks that it changed the state
@@ -165,10 +163,8 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async throws {
-    try moveThroughHistory("redoing", update, Location(fileID: fileID, filePath: filePath, line: line, column: column))
-    {
-      _ = try store.redo()
-    }
+    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    try moveThroughHistory("redoing", update, location) { _ = try store.redo() }
   }
 
   /// Jumps to the state right after `seq` (see ``Store/jump(to:timeline:)``) and checks that it
@@ -184,11 +180,8 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async throws {
-    try moveThroughHistory(
-      "jumping to seq \(seq)", update, Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    ) {
-      _ = try store.jump(to: seq, timeline: timeline)
-    }
+    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    try moveThroughHistory("jumping to seq \(seq)", update, location) { _ = try store.jump(to: seq, timeline: timeline) }
   }
 
   /// Runs a move through history, as ``send(_:_:fileID:filePath:line:column:)`` runs an action.

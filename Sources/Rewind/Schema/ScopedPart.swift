@@ -10,7 +10,7 @@ import GRDB
 /// the existential, ran as unspecialized generic code: about 700 instructions a send for each
 /// scoped view state, changed or not. Its per-action methods are inlinable, as `scope` is, so
 /// that they too are specialized in the app's module (until 062d376 they ran as generic code,
-/// about 200 instructions a send for each scoped part).
+/// about 150 instructions a send for each scoped part).
 @usableFromInline
 final class ScopedPart<Root, Child>: StatePart {
   @usableFromInline
