@@ -181,7 +181,9 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
     line: UInt = #line, column: UInt = #column
   ) async throws {
     let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    try moveThroughHistory("jumping to seq \(seq)", update, location) { _ = try store.jump(to: seq, timeline: timeline) }
+    try moveThroughHistory("jumping to seq \(seq)", update, location) {
+      _ = try store.jump(to: seq, timeline: timeline)
+    }
   }
 
   /// Runs a move through history, as ``send(_:_:fileID:filePath:line:column:)`` runs an action.
