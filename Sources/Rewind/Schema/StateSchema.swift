@@ -10,12 +10,15 @@ import GRDB
 ///   top-level property, with its value as JSON.
 /// - ``scope(_:viewPrefix:)``: a child state's own schema.
 public struct StateSchema<Root> {
+  /// The parts, with what every action and every open runs for each (see ``CompiledParts``).
+  @usableFromInline
+  let compiled: CompiledParts<Root>
   /// Each part, with what every action and every open runs for it, compiled where the part
   /// was declared (see ``SpecializedPart``).
   @usableFromInline
-  let specialized: [SpecializedPart<Root>]
+  var specialized: [SpecializedPart<Root>] { compiled.specialized }
   /// The parts, in declaration order.
-  let parts: [any StatePart<Root>]
+  var parts: [any StatePart<Root>] { compiled.parts }
   /// The app's migrations, oldest first (see ``migrations(_:)``).
   var migrations: [SchemaMigration] = []
   /// The `repairViewState()` of each child state included with ``scope(_:viewPrefix:)``
@@ -35,8 +38,7 @@ public struct StateSchema<Root> {
 
   @usableFromInline
   init(specialized: [SpecializedPart<Root>]) {
-    self.specialized = specialized
-    parts = specialized.map(\.part)
+    compiled = CompiledParts(specialized)
   }
 
   /// A schema made of the given parts.
@@ -157,6 +159,37 @@ public struct StateSchema<Root> {
       Child.schema.childRepairs.map { repair in { root in repair(&root[keyPath: keyPath]) } }
       + [{ root in root[keyPath: keyPath].repairViewState() }]
     return schema
+  }
+}
+
+/// A schema's parts, and every part's `takeChanges` composed into one closure, in declaration
+/// order: every action calls it. Going through the array instead looked up the metadata of
+/// `SpecializedPart<Root>` on every send (the store's code is generic over the state).
+///
+/// A class, so that the schema stays a struct of a few references: a schema with one more
+/// stored property was copied, through its generic value witnesses, on every send.
+@usableFromInline
+final class CompiledParts<Root> {
+  @usableFromInline
+  let specialized: [SpecializedPart<Root>]
+  let parts: [any StatePart<Root>]
+  let takeChanges: (inout Root, inout [RowChange]) throws -> Void
+
+  init(_ specialized: [SpecializedPart<Root>]) {
+    self.specialized = specialized
+    parts = specialized.map(\.part)
+    // A loop rather than `reduce`, `??` or an array of closures: a closure passed through
+    // generic code is wrapped in reabstraction thunks, two more calls at each part on every send.
+    var all: (inout Root, inout [RowChange]) throws -> Void = { _, _ in }
+    if let first = specialized.first { all = first.takeChanges }
+    for part in specialized.dropFirst() {
+      let (before, next) = (all, part.takeChanges)
+      all = { root, changes in
+        try before(&root, &changes)
+        try next(&root, &changes)
+      }
+    }
+    takeChanges = all
   }
 }
 
@@ -420,10 +453,7 @@ extension StateSchema {
 
   func takeChanges(from root: inout Root) throws -> [RowChange] {
     var changes: [RowChange] = []
-    // Each part borrowed in place, where an array's iterator retained and released each.
-    try specialized.withUnsafeBufferPointer { parts in
-      for index in parts.indices { try parts[index].takeChanges(&root, &changes) }
-    }
+    try compiled.takeChanges(&root, &changes)
     return changes
   }
 

@@ -139,7 +139,9 @@ extension Entity {
   /// The value an id is stored as in this entity's key column, in order lists and in the log.
   @usableFromInline
   static func keyValue(of id: ID) -> DatabaseValue {
-    guard let uuid = id as? UUID else { return id.databaseValue }
+    // The type compared first: a cast that fails (an integer id) cost about 160 instructions
+    // on every changed entity and list entry.
+    guard ID.self == UUID.self, let uuid = id as? UUID else { return id.databaseValue }
     switch databaseUUIDEncodingStrategy(for: keyColumn) {
     case .deferredToUUID: return uuid.databaseValue
     case .uppercaseString: return uuid.uuidString.databaseValue
