@@ -27,6 +27,8 @@ struct Results {
   var lockWaits: (waits: Int, sleptMicroseconds: Int)?
   /// WAL checkpoints during the run: on the store's checkpointer, and in its commits.
   var checkpointsDuringRun: [String: (background: Int, inCommits: Int)] = [:]
+  /// The sends far slower than the median, and what was going on around them.
+  var slowSends: [String: SlowSends] = [:]
   var rowsCompared: [String: Int] = [:]
   var undo: [String: Samples] = [:]
   var redo: [String: Samples] = [:]
@@ -100,6 +102,13 @@ struct Results {
       "WAL checkpoints during the run (on the checkpointer / in a commit): "
         + measured.map { size in
           checkpointsDuringRun[size].map { "\(size): \($0.background) / \($0.inCommits)" } ?? "\(size): -"
+        }.joined(separator: ", "))
+    lines.append(
+      "sends over \(Int(SlowSends.factor))x their median (engine: of them during a snapshot, with a checkpoint in the commit; floor); the engine's slowest: "
+        + measured.map { size in
+          guard let slow = slowSends[size] else { return "\(size): -" }
+          return
+            "\(size): \(slow.engineSlow) (\(slow.slowDuringSnapshot), \(slow.slowWithCheckpoint)), floor \(slow.floorSlow); \(slow.slowestContext)"
         }.joined(separator: ", "))
     if let lockWaits {
       lines.append(
@@ -198,6 +207,12 @@ struct Results {
       "bytes_per_action": bytesPerAction.rounded(),
       "peak_rss_mb": (peakRSSMiB * 10).rounded() / 10,
       "rows_compared": rowsCompared,
+      "slow_sends": slowSends.mapValues {
+        [
+          "engine": $0.engineSlow, "engine_during_snapshot": $0.slowDuringSnapshot,
+          "engine_with_checkpoint": $0.slowWithCheckpoint, "floor": $0.floorSlow,
+        ]
+      },
       "snapshots_during_run": snapshotsDuringRun,
       "lock_waits_during_run": lockWaits.map { ["waits": $0.waits, "slept_us": $0.sleptMicroseconds] as Any }
         ?? NSNull(),
@@ -225,5 +240,46 @@ enum Machine {
       ?? "unknown CPU"
     return
       "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
+  }
+}
+
+/// The sends of a run more than ``factor`` times slower than their median, for the engine and
+/// the floor, and what the engine's were doing: whether an automatic snapshot was being taken
+/// meanwhile, or the commit ran a WAL checkpoint. Where the floor, which does neither, has as
+/// many, the machine rather than the engine made them slow.
+struct SlowSends {
+  /// What was going on around one send.
+  struct Context {
+    var duringSnapshot: Bool
+    var checkpointInCommit: Bool
+  }
+
+  static let factor = 10.0
+
+  let engineSlow: Int
+  let slowDuringSnapshot: Int
+  let slowWithCheckpoint: Int
+  let floorSlow: Int
+  /// What was going on around the engine's slowest send, in words.
+  let slowestContext: String
+
+  init(engine: Samples, contexts: [Context], floor: Samples) {
+    let threshold = engine.median * Self.factor
+    let slow = engine.values.indices.filter { engine.values[$0] > threshold }
+    engineSlow = slow.count
+    slowDuringSnapshot = slow.filter { contexts[$0].duringSnapshot }.count
+    slowWithCheckpoint = slow.filter { contexts[$0].checkpointInCommit }.count
+    let floorThreshold = floor.median * Self.factor
+    floorSlow = floor.values.filter { $0 > floorThreshold }.count
+    if let slowest = engine.values.indices.max(by: { engine.values[$0] < engine.values[$1] }) {
+      let context = contexts[slowest]
+      let doing = [
+        context.duringSnapshot ? "during a snapshot" : nil, context.checkpointInCommit ? "with a checkpoint" : nil,
+      ]
+      .compactMap { $0 }
+      slowestContext = "send \(slowest + 1) " + (doing.isEmpty ? "with neither" : doing.joined(separator: ", "))
+    } else {
+      slowestContext = "no sends"
+    }
   }
 }

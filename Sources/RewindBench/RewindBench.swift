@@ -116,6 +116,8 @@ struct Benchmark {
     var startSeq: Int64 = 0
     var engine = Samples()
     var floorSamples = Samples()
+    /// What was going on around each engine send, in the order of `engine`'s values.
+    var sendContexts: [SlowSends.Context] = []
   }
 
   /// Entries between the engine's automatic snapshots during the dispatch run: two fall due at
@@ -178,7 +180,13 @@ struct Benchmark {
         let seqBefore = store.lastSeq
         for action in start..<min(start + block, dispatchActions) {
           let next = run.workload.action(warmup + action)
+          // Read outside the timing: each takes a lock.
+          let (snapshotBefore, checkpointsBefore) = (store.isTakingSnapshot, store.walCheckpoints.inCommits)
           try run.engine.time { try store.send(next) }
+          run.sendContexts.append(
+            .init(
+              duringSnapshot: snapshotBefore || store.isTakingSnapshot,
+              checkpointInCommit: store.walCheckpoints.inCommits != checkpointsBefore))
         }
         let entries = try run.engineFile!.read { db in try EngineStatement.entries(after: seqBefore, in: db) }
         for entry in try entries.map(floor.steps) {
@@ -199,6 +207,8 @@ struct Benchmark {
       results.checkpointsDuringRun[key] = runs[index].store!.walCheckpoints
       results.engine[key] = runs[index].engine
       results.floor[key] = runs[index].floorSamples
+      results.slowSends[key] = SlowSends(
+        engine: runs[index].engine, contexts: runs[index].sendContexts, floor: runs[index].floorSamples)
       results.snapshotsDuringRun[key] = try runs[index].engineFile!.read { db in
         try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots WHERE kind = 'automatic'") ?? 0
       }

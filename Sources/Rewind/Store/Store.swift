@@ -253,6 +253,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     set { repository.worker?.partBytes = newValue }
   }
 
+  /// Whether an automatic snapshot is being taken in the background, for benchmarks that tell
+  /// the sends it overlapped from the others.
+  @_spi(Benchmarks) public var isTakingSnapshot: Bool { repository.worker?.isRunning ?? false }
+
   /// How many WAL checkpoints ran on the store's checkpointer (off the caller's thread) and
   /// in its own commits, for benchmarks; zeros for a store with no file.
   @_spi(Benchmarks) public var walCheckpoints: (background: Int, inCommits: Int) {
