@@ -104,11 +104,11 @@ struct Results {
           checkpointsDuringRun[size].map { "\(size): \($0.background) / \($0.inCommits)" } ?? "\(size): -"
         }.joined(separator: ", "))
     lines.append(
-      "sends over \(Int(SlowSends.factor))x their median (engine: of them during a snapshot, with a checkpoint in the commit; floor); the engine's slowest: "
+      "sends over \(Int(SlowSends.factor))x their median (engine: of them during a snapshot, of the sends during one, and with a checkpoint in the commit; floor); the engine's slowest: "
         + measured.map { size in
           guard let slow = slowSends[size] else { return "\(size): -" }
           return
-            "\(size): \(slow.engineSlow) (\(slow.slowDuringSnapshot), \(slow.slowWithCheckpoint)), floor \(slow.floorSlow); \(slow.slowestContext)"
+            "\(size): \(slow.engineSlow) (\(slow.slowDuringSnapshot) of \(slow.duringSnapshot), \(slow.slowWithCheckpoint)), floor \(slow.floorSlow); \(slow.slowestContext)"
         }.joined(separator: ", "))
     if let lockWaits {
       lines.append(
@@ -210,6 +210,7 @@ struct Results {
       "slow_sends": slowSends.mapValues {
         [
           "engine": $0.engineSlow, "engine_during_snapshot": $0.slowDuringSnapshot,
+          "during_snapshot": $0.duringSnapshot,
           "engine_with_checkpoint": $0.slowWithCheckpoint, "floor": $0.floorSlow,
         ]
       },
@@ -257,6 +258,8 @@ struct SlowSends {
   static let factor = 10.0
 
   let engineSlow: Int
+  /// The engine's sends that overlapped a snapshot, slow or not.
+  let duringSnapshot: Int
   let slowDuringSnapshot: Int
   let slowWithCheckpoint: Int
   let floorSlow: Int
@@ -267,6 +270,7 @@ struct SlowSends {
     let threshold = engine.median * Self.factor
     let slow = engine.values.indices.filter { engine.values[$0] > threshold }
     engineSlow = slow.count
+    duringSnapshot = contexts.filter(\.duringSnapshot).count
     slowDuringSnapshot = slow.filter { contexts[$0].duringSnapshot }.count
     slowWithCheckpoint = slow.filter { contexts[$0].checkpointInCommit }.count
     let floorThreshold = floor.median * Self.factor

@@ -137,3 +137,94 @@ struct StorableValueTests {
       "\(problems)")
   }
 }
+
+// A value JSON cannot hold (a NaN or an infinity) in what the log stores as JSON: an action's
+// payload, or view state. Refused as an invalid value, as one SQLite cannot hold is, with the
+// file and memory as they were. (Found by an app written on the library: a zoom computed as
+// 0/0 was reported as a failed commit.)
+
+struct MapView: Codable, Equatable, Sendable {
+  var zoom = 1.0
+}
+
+struct MapState: PersistentState, Equatable {
+  var places = EntityTable<RatedPlace>()
+  var view = MapView()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.places), .view(\.view)) }
+}
+
+enum MapAction: LoggedAction, Equatable {
+  case add(id: String)
+  case zoom(Double)
+  case zoomToFit(width: Double, span: Double)
+}
+
+struct MapReducer: Reducer {
+  func reduce(into state: inout MapState, action: MapAction) -> Effect<MapAction> {
+    switch action {
+    case .add(let id): state.places.insert(RatedPlace(id: id, note: ""))
+    case .zoom(let zoom): state.view.zoom = zoom
+    case .zoomToFit(let width, let span): state.view.zoom = width / span
+    }
+    return .none
+  }
+}
+
+@MainActor
+struct UnencodableValueTests {
+  let directory: TemporaryDirectory
+  let path: String
+  let store: Store<MapState, MapAction>
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("map.sqlite")
+    store = try Store(path: path, initialState: MapState(), reducer: MapReducer())
+    try store.send(.add(id: "Home"))
+    try store.send(.zoom(2))
+  }
+
+  /// Sends `action`, which must be refused as an invalid value whose message contains
+  /// `naming`, and checks that memory, the file and the log are as they were.
+  func expectRefused(_ action: MapAction, naming: String) throws {
+    let (state, seq, file) = (store.state, store.lastSeq, try dump(path))
+    let error = #expect(throws: RewindError.self) { try store.send(action) }
+    #expect(error?.code == .invalidValue, "\(String(describing: error))")
+    #expect(error.map { "\($0)" }?.contains(naming) == true, "\(String(describing: error))")
+    #expect(store.state == state)
+    #expect(store.lastSeq == seq)
+    #expect(try dump(path) == file)
+    let reopened = try Store(path: path, initialState: MapState(), reducer: MapReducer())
+    #expect(reopened.state == state)
+    // The store goes on as before.
+    try store.send(.zoom(3))
+    #expect(store.state.view.zoom == 3)
+  }
+
+  @Test func aNaNInAnActionsPayloadIsAnInvalidValue() throws {
+    try expectRefused(.zoom(.nan), naming: "MapAction could not be encoded as JSON")
+  }
+
+  @Test func anInfinityInAnActionsPayloadIsAnInvalidValue() throws {
+    try expectRefused(.zoom(.infinity), naming: "MapAction could not be encoded as JSON")
+  }
+
+  @Test func aNaNAReducerPutsInViewStateIsAnInvalidValue() throws {
+    try expectRefused(.zoomToFit(width: 0, span: 0), naming: "view state MapView could not be encoded as JSON")
+  }
+
+  @Test func anInitialStateWithANaNInViewStateIsRefusedAndNothingIsSetUp() throws {
+    let path = directory.path("new.sqlite")
+    var initial = MapState()
+    initial.view.zoom = .nan
+    let error = #expect(throws: RewindError.self) {
+      _ = try Store(path: path, initialState: initial, reducer: MapReducer())
+    }
+    #expect(error?.code == .invalidValue, "\(String(describing: error))")
+    #expect(error.map { "\($0)" }?.contains("view state MapView could not be encoded as JSON") == true)
+    // The file was not set up with the refused state: a valid one creates it.
+    let created = try Store(path: path, initialState: MapState(), reducer: MapReducer())
+    #expect(created.state == MapState())
+    #expect(created.lastSeq == 1)
+  }
+}

@@ -65,7 +65,9 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     /// `ON DELETE RESTRICT` or `NO ACTION`. Refused, and nothing changed; the message names the
     /// rows when the engine found them.
     public static let relationViolation = Code(rawValue: "relation-violation")
-    /// A value the database cannot hold exactly, such as text with a NUL character.
+    /// A value the database cannot hold exactly, such as text with a NUL character, or a number
+    /// the log's JSON cannot hold (a NaN, an infinity) in an action's payload or in view state.
+    /// Refused, and nothing changed.
     public static let invalidValue = Code(rawValue: "invalid-value")
     /// A write through a ``RewindDatabase`` opened read-only, or a file opened for writing
     /// that the process may only read.

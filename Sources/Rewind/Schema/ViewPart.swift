@@ -53,7 +53,12 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   func takeDefaults(from initial: Root) throws {
     guard defaults == nil else { return }
     let value = initial[keyPath: keyPath]
-    let defaults = try encodeRows(value)
+    let defaults: [String: String]
+    do {
+      defaults = try encodeRows(value)
+    } catch {
+      throw unencodable(error)
+    }
     try checkListed(value, encoded: defaults)
     self.defaults = defaults
     rows = ViewRows(rows: rows.rows, defaults: defaults, path: rows.path)
@@ -105,12 +110,27 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     // The listed properties compared and encoded here, specialized for each property's type;
     // every text is made before the rows take any (one that throws leaves them as they were).
     listedTexts.removeAll(keepingCapacity: true)
-    for property in listed where property.differs(current.value, value) {
-      listedTexts.append((property.name, try property.text(value)))
+    do {
+      for property in listed where property.differs(current.value, value) {
+        listedTexts.append((property.name, try property.text(value)))
+      }
+    } catch {
+      throw unencodable(error)
     }
     try checkListedInDebugBuilds(value)
     rows.takeListedChanges(listedTexts, into: &changes)
     current.value = value
+  }
+
+  /// The error for a value of this view state that does not encode as JSON (a NaN or an
+  /// infinite number, which JSON cannot hold): an invalid value, as one SQLite cannot hold is.
+  @usableFromInline
+  func unencodable(_ error: any Error) -> any Error {
+    guard error is EncodingError else { return error }
+    return RewindError(
+      .invalidValue,
+      "view state \(V.self)\(prefix.isEmpty ? "" : " at \(prefix)") could not be encoded as JSON; nothing was written",
+      underlying: error)
   }
 
   /// Debug builds check, on every change, that the listed properties describe `value` as its
@@ -124,7 +144,11 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   @usableFromInline
   func takeChanges(of value: V, into changes: inout [RowChange]) throws {
-    try rows.takeChanges(to: value, into: &changes)
+    do {
+      try rows.takeChanges(to: value, into: &changes)
+    } catch {
+      throw unencodable(error)
+    }
     // The box is this part's own: updated in place, where a new one looked up its generic
     // type's metadata (a scoped part's code is not specialized) and allocated, on every change.
     if let current { current.value = value } else { current = Written(value) }

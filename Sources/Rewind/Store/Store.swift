@@ -167,9 +167,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// - Returns: the committed log entry's `seq`, or `nil` when the action changed nothing: it
   ///   is then not logged (its effect still runs).
   /// - Throws: ``RewindError`` with code ``RewindError/Code/commitFailed`` if the commit
-  ///   fails (or ``RewindError/Code/invalidValue`` for a value SQLite cannot hold, or a payload
-  ///   ``LoggedAction/writePayload(to:)`` writes out of order or unlike `Codable`); the state and
-  ///   the database are then as the file holds them.
+  ///   fails (or ``RewindError/Code/invalidValue`` for a value SQLite cannot hold, a value the
+  ///   log's JSON cannot hold in the action's payload or in view state, such as a NaN, or a
+  ///   payload ``LoggedAction/writePayload(to:)`` writes out of order or unlike `Codable`); the
+  ///   state and the database are then as the file holds them.
   /// - Complexity: proportional to what the action changed, not to the size of the state.
   @discardableResult
   public func send(_ action: Action) throws -> Int64? {
@@ -179,8 +180,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
     } catch let error as RewindError {
       throw error
     } catch {
+      // A value JSON cannot hold (a NaN, an infinity), or an `encode(to:)` that throws.
       throw RewindError(
-        .commitFailed, "an action of type \(Action.self) could not be encoded as JSON", underlying: error)
+        .invalidValue, "an action of type \(Action.self) could not be encoded as JSON; nothing was written",
+        underlying: error)
     }
     var effect = Effect<Action>.none
     // What memory holds beyond the file while the transaction runs: nothing, the reducer's
