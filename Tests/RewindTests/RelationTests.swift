@@ -401,3 +401,52 @@ struct NormalizationReferenceTests {
     #expect(store.state.volumes.count == 1)
   }
 }
+
+/// An existing row that an action moves under a row the same action deletes: refused, rather
+/// than deleted or cleared by the cascade as a child of that row (found by an app written on
+/// the library: a book moved to a shelf deleted in the same action vanished with it). Rows the
+/// action inserted under it go with it (``ReviewCascadeTests``), as do its children from
+/// before the action.
+@MainActor
+struct SameActionReferenceTests {
+  let directory: TemporaryDirectory
+  let path: String
+  let store: Store<BoardState, BoardAction>
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("board.sqlite")
+    store = try Store(path: path, initialState: BoardState(), reducer: BoardReducer())
+    try store.send(.addColumn(id: 1, name: "To do", firstCard: 10))
+    try store.send(.addLabel(id: 5, name: "urgent"))
+    try store.send(.addCard(id: 11, title: "B", column: 1, parent: nil, label: 5))
+    try store.send(.addColumn(id: 2, name: "Done", firstCard: 20))
+  }
+
+  func expectRefused(_ action: BoardAction, naming expected: String) throws {
+    let (state, seq, rows) = (store.state, store.lastSeq, try dump(path))
+    let error = #expect(throws: RewindError.self) { try store.send(action) }
+    #expect(error?.code == .relationViolation, "\(String(describing: error))")
+    #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+    #expect(store.state == state)
+    #expect(store.lastSeq == seq)
+    #expect(try dump(path) == rows)
+  }
+
+  @Test func aRowMovedToAParentTheActionDeletesIsRefused() throws {
+    try expectRefused(
+      .all([.moveCard(id: 20, column: 1, to: 0), .deleteColumn(id: 1)]),
+      naming: #"cards {"id":20} would refer to columns {"id":1}, which the same action deletes"#)
+  }
+
+  /// The rows that referred to the deleted row before the action still go with it, those the
+  /// action changed otherwise too, and undo brings them back as they were.
+  @Test func childrenFromBeforeTheActionStillCascade() throws {
+    let before = store.state
+    try store.send(.all([.moveCard(id: 11, column: 1, to: 0), .deleteColumn(id: 1)]))
+    #expect(store.state.cards.ids.sorted() == [20])
+    #expect(try Store(path: path, initialState: BoardState(), reducer: BoardReducer()).state == store.state)
+    try store.undo()
+    #expect(store.state == before)
+  }
+}

@@ -214,6 +214,12 @@ struct RowWritePlan {
         let image = StateRows.image(of: child, in: key.child)
         let id = RowID(table: key.child, key: image.keeping(catalog.keyColumns(of: key.child)))
         if self.deletes(id) { continue }
+        if pointsHere(id, key, parent: row) {
+          throw RewindError(
+            .relationViolation,
+            "\(key.child) \(describe(id.key)) would refer to \(change.table) \(describe(change.key)), which the same action deletes (\(key.child).\(key.columns.map(\.child).joined(separator: ", "))): an action cannot move an existing row under a row it deletes (delete the row itself if it should go); nothing was changed"
+          )
+        }
         switch key.onDelete {
         case .cascade:
           cascade(id, current: image, to: nil)
@@ -257,6 +263,21 @@ struct RowWritePlan {
       }
     }
     return (updates, deletes)
+  }
+
+  /// Whether this entry moved the existing row `id` under `parent` through `key`: the row was
+  /// there before the action, referring elsewhere, and the action changed its reference to
+  /// `parent`. The cascade would delete (or clear) a row that was no child of the deleted row
+  /// and that the action did not delete: data the action never meant to lose, so the entry is
+  /// refused. A row that referred to `parent` before the action goes with it, whatever else
+  /// the action changed in it, and so does a row the action inserted under it (nothing that
+  /// existed is lost).
+  private func pointsHere(_ id: RowID, _ key: Relations.ForeignKey, parent: RowImage) -> Bool {
+    guard !isCascaded.contains(id), let own = net[id], let before = own.before, let after = own.after else {
+      return false
+    }
+    func refers(_ row: RowImage) -> Bool { key.columns.allSatisfy { row[$0.child] == parent[$0.parent] } }
+    return refers(after) && !refers(before)
   }
 
   /// Records that a cascade makes the row `id` (holding `current` in the database) `after`.
