@@ -176,6 +176,7 @@ struct UUIDKeyFormTests {
     let error = #expect(throws: RewindError.self) { try Self.store(DefaultFormNote.self, path) }
     #expect(error?.code == .schemaMismatch)
     #expect(error?.message.contains("deferredToUUID") == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("files of release 0.3 hold GRDB's default") == true, "\(error?.message ?? "")")
     #expect(try dump(path) == before, "the refused open wrote to the file")
 
     try Self.checkHistory(LegacyBlobNote.self, path)
@@ -220,5 +221,27 @@ struct UUIDKeyFormTests {
       error?.message.contains(#"a key that is not a UUID, {"id":"not-a-uuid"}"#) == true, "\(error?.message ?? "")")
     #expect(error?.message.contains("Strategy") == false)
     #expect(try dump(path) == before)
+  }
+
+  /// An import whose keys are in another form than the app's (an export edited by hand): the
+  /// open that refuses it says to revert the import, not only to change the app, and undoing
+  /// the import with the tool lets the app open the file as before.
+  @Test func keysAnImportChangedPointToUndoingIt() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("imported.sqlite")
+    let state: FormNotesState<DefaultFormNote>
+    do {
+      let store = try Self.store(DefaultFormNote.self, path)
+      try store.send(.add(id: Self.a, text: "a"))
+      state = store.state
+    }
+    let tool = try RewindDatabase(path: path)
+    let export = try tool.export()
+    try tool.importState(export.replacingOccurrences(of: Self.a.uuidString, with: Self.a.uuidString.lowercased()))
+    let error = #expect(throws: RewindError.self) { try Self.store(DefaultFormNote.self, path) }
+    #expect(error?.code == .schemaMismatch)
+    #expect(error?.message.contains("`rewind undo` reverts an import") == true, "\(error?.message ?? "")")
+    try RewindDatabase(path: path).undo()
+    #expect(try Self.store(DefaultFormNote.self, path).state == state)
   }
 }

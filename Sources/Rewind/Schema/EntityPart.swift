@@ -326,7 +326,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
     }
     throw RewindError(
       .schemaMismatch,
-      "\(table) holds UUID keys as \(found) (such as \(describe([E.keyColumn: stored]))), but \(E.self) writes them as \(form): its rows would be written twice and deletes would miss them. Keep the file's form: give \(E.self) `static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { \(strategy) }` (files of release 62fd705 hold GRDB's default, blobs: .deferredToUUID)"
+      "\(table) holds UUID keys as \(found) (such as \(describe([E.keyColumn: stored]))), but \(E.self) writes them as \(form): its rows would be written twice and deletes would miss them. Keep the file's form: give \(E.self) `static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { \(strategy) }` (files of release 0.3 hold GRDB's default, blobs: .deferredToUUID). If the keys took this form from an import or an edit of the file rather than from the app, revert that instead: `rewind undo` reverts an import"
     )
   }
 
