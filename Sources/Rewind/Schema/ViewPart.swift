@@ -106,20 +106,20 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     // Compared here, specialized, and in place: most actions leave most view states as they were.
     guard hasChanges(in: &root) else { return }
     let value = path.read(&root) { $0 }
-    guard let listed, let current, rows.isWalked else { return try takeChanges(of: value, into: &changes) }
-    // The listed properties compared and encoded here, specialized for each property's type;
-    // every text is made before the rows take any (one that throws leaves them as they were).
-    listedTexts.removeAll(keepingCapacity: true)
     do {
+      guard let listed, let current, rows.isWalked else { return try takeChanges(of: value, into: &changes) }
+      // The listed properties compared and encoded here, specialized for each property's type;
+      // every text is made before the rows take any (one that throws leaves them as they were).
+      listedTexts.removeAll(keepingCapacity: true)
       for property in listed where property.differs(current.value, value) {
         listedTexts.append((property.name, try property.text(value)))
       }
+      try checkListedInDebugBuilds(value)
+      rows.takeListedChanges(listedTexts, into: &changes)
+      current.value = value
     } catch {
       throw unencodable(error)
     }
-    try checkListedInDebugBuilds(value)
-    rows.takeListedChanges(listedTexts, into: &changes)
-    current.value = value
   }
 
   /// The error for a value of this view state that does not encode as JSON (a NaN or an
@@ -144,11 +144,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
 
   @usableFromInline
   func takeChanges(of value: V, into changes: inout [RowChange]) throws {
-    do {
-      try rows.takeChanges(to: value, into: &changes)
-    } catch {
-      throw unencodable(error)
-    }
+    try rows.takeChanges(to: value, into: &changes)
     // The box is this part's own: updated in place, where a new one looked up its generic
     // type's metadata (a scoped part's code is not specialized) and allocated, on every change.
     if let current { current.value = value } else { current = Written(value) }
