@@ -170,6 +170,33 @@ struct HistoryTests {
     #expect(store.state.list.scrollOffset == 50)
   }
 
+  /// Seq 0 is before the initial state's view-state rows were written: a jump there deletes
+  /// them, and the view state loads as its defaults. A jump to seq 1 from there writes the
+  /// defaults' rows back, which changes the file but not the state: it is a jump that changes
+  /// nothing, so it is not logged, and it does not come between an undo and the jump it reverts.
+  @Test func aJumpThatOnlyWritesViewStateDefaultsBackChangesNothing() throws {
+    let store = try open()
+    try store.send(.add(title: "A"))
+    try store.send(.scroll(50))
+    try store.jump(to: 0)
+    #expect(store.state.tasks.isEmpty)
+    #expect(store.state.list.scrollOffset == 0)
+    let entries = try log()
+    #expect(try store.jump(to: 1) == nil)
+    #expect(try log() == entries)
+    try store.undo()  // reverts the jump to 0, view state included
+    #expect(store.state.tasks.count == 1)
+    #expect(store.state.list.scrollOffset == 50)
+    #expect(try open().state == store.state)
+    // A jump that changes the state as well still writes every row, defaults included.
+    try store.jump(to: 0)
+    try store.send(.add(title: "B"))
+    #expect(try store.jump(to: 1) != nil)
+    #expect(store.state.tasks.isEmpty)
+    #expect(try open().state == store.state)
+    #expect(try RewindDatabase(path: path).verify().isHealthy)
+  }
+
   @Test func jumpingToASeqThatIsNotInTheLogIsAnErrorThatChangesNothing() throws {
     let store = try open()
     try store.send(.add(title: "A"))

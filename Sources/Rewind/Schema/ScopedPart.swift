@@ -94,6 +94,9 @@ final class ScopedPart<Root, Child>: StatePart {
   func owns(_ change: RowChange) -> Bool { child.part.owns(change) }
 
   @usableFromInline
+  func leavesValueAsIs(_ change: RowChange) -> Bool { child.part.leavesValueAsIs(change) }
+
+  @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     let update = try child.part.prepare(changes, direction)
     let keyPath = keyPath

@@ -305,6 +305,10 @@ protocol StatePart<Root> {
   func rowCount(of root: Root) -> Int
   /// Whether `change` is a row of this part.
   func owns(_ change: RowChange) -> Bool
+  /// Whether `change`, a row of this part, leaves the value the part loads as it is: a
+  /// view-state row going between holding its property's default and not being there, which
+  /// loads as the default.
+  func leavesValueAsIs(_ change: RowChange) -> Bool
   /// Decodes `changes` (this part's, in the order to apply them) into an update of `root` that
   /// makes each row what `direction` selects. Throws if a row does not decode; the update
   /// itself cannot fail, so memory is never left half-changed.
@@ -346,6 +350,9 @@ enum PartStorage: Hashable {
 extension StatePart {
   @usableFromInline
   func idTest(in root: Root) -> Any? { nil }
+  /// Every row of an entity table or a list is part of the value it loads as.
+  @usableFromInline
+  func leavesValueAsIs(_ change: RowChange) -> Bool { false }
   /// A part with no view state is the same under any prefix (each store renews its parts).
   @usableFromInline
   func withViewPrefix(_ viewPrefix: String) -> Self { self }
@@ -498,6 +505,13 @@ extension StateSchema {
       prepared.updates.append(try part.prepare(changes, direction))
     }
     return prepared
+  }
+
+  /// Whether applying `changes` would leave the in-memory state as it is: each is a row a part
+  /// loads as the same value either way (see ``StatePart/leavesValueAsIs(_:)``). Rows no part
+  /// owns count as changes: they are part of the file, which the tools read.
+  func leaveStateAsIs(_ changes: [RowChange]) -> Bool {
+    changes.allSatisfy { change in parts.first { $0.owns(change) }?.leavesValueAsIs(change) ?? false }
   }
 
   /// Makes `root` reflect `changes`: all of them, or (if one does not decode) none.

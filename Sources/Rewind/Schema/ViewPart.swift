@@ -167,6 +167,20 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     return property(ofPath: path) != nil
   }
 
+  /// A property with no row loads as its default, so a change between no row and a row
+  /// holding the default's text leaves the value as it is.
+  @usableFromInline
+  func leavesValueAsIs(_ change: RowChange) -> Bool {
+    guard let path = change.key["path"].flatMap(String.fromDatabaseValue), let property = property(ofPath: path),
+      let defaultText = defaults?[property]
+    else { return false }
+    func text(_ row: RowImage?) -> String? {
+      guard let row else { return defaultText }
+      return row["value"].flatMap(String.fromDatabaseValue)
+    }
+    return text(change.before) == defaultText && text(change.after) == defaultText
+  }
+
   @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     var rows = self.rows.rows

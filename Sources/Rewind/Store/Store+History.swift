@@ -69,7 +69,10 @@ extension Store {
   public func jump(to seq: Int64, timeline: Timeline = .all) throws -> Int64? {
     try runHistoryOperation("jump to \(seq)") { db, history in
       let changes = try history.changesJumping(to: seq, timeline: timeline, db)
-      guard !changes.isEmpty else { return nil }
+      // Rows that differ only where the state does not (view-state defaults written back after
+      // a jump to seq 0 removed them) are no change of the state: logging them would be a step
+      // between the next undo and the jump it should revert.
+      guard !changes.isEmpty, !repository.schema.leaveStateAsIs(changes) else { return nil }
       let entry = LogEntry(
         kind: .jump, action: "jump", payload: #"{"timeline":"\#(timeline.rawValue)","to":\#(seq)}"#,
         changes: changes, undo: .step(group: nil))
