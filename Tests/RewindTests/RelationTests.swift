@@ -439,6 +439,23 @@ struct SameActionReferenceTests {
       naming: #"cards {"id":20} would refer to columns {"id":1}, which the same action deletes"#)
   }
 
+  /// The same for an order list: card 20 stays in column 2 (its row says so), but its entry
+  /// moved to column 1's list, which the delete takes; the card would be left in no list.
+  @Test func aListEntryMovedToAnOwnerTheActionDeletesIsRefused() throws {
+    try expectRefused(
+      .all([.fileInList(card: 20, column: 1), .deleteColumn(id: 1)]),
+      naming: #"list_entries {"id":20,"list":"columnCards"} would be in the list of columns {"id":1}, which"#)
+  }
+
+  /// A list entry the action adds for a new card under a column it deletes goes with the
+  /// column, as a row it inserts under it does: nothing that existed is lost.
+  @Test func aListEntryInsertedUnderAnOwnerTheActionDeletesGoesWithIt() throws {
+    try store.send(.all([.syncAddCard(id: 30, column: 1), .deleteColumn(id: 1)]))
+    #expect(store.state.cards.ids.sorted() == [20])
+    #expect(store.state.columnCards[1].isEmpty)
+    #expect(try Store(path: path, initialState: BoardState(), reducer: BoardReducer()).state == store.state)
+  }
+
   /// The rows that referred to the deleted row before the action still go with it, those the
   /// action changed otherwise too, and undo brings them back as they were.
   @Test func childrenFromBeforeTheActionStillCascade() throws {

@@ -214,7 +214,7 @@ struct RowWritePlan {
         let image = StateRows.image(of: child, in: key.child)
         let id = RowID(table: key.child, key: image.keeping(catalog.keyColumns(of: key.child)))
         if self.deletes(id) { continue }
-        if pointsHere(id, key, parent: row) {
+        if moved(id, under: { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }) {
           throw RewindError(
             .relationViolation,
             "\(key.child) \(describe(id.key)) would refer to \(change.table) \(describe(change.key)), which the same action deletes (\(key.child).\(key.columns.map(\.child).joined(separator: ", "))): an action cannot move an existing row under a row it deletes (delete the row itself if it should go); nothing was changed"
@@ -250,34 +250,40 @@ struct RowWritePlan {
         entries += try Row.fetchAll(
           db.cachedStatement(sql: "SELECT * FROM list_entries WHERE list = ? AND id = ?"), arguments: [list, id])
       }
+      let ownedFrom = entries.endIndex
       for list in ownedLists {
         entries += try Row.fetchAll(
           db.cachedStatement(sql: "SELECT * FROM list_entries WHERE list = ? AND owner = ?"), arguments: [list, id])
       }
-      for entry in entries {
+      for (index, entry) in entries.enumerated() {
         let image = StateRows.image(of: entry, in: EngineTable.listEntries.name)
         let entryID = RowID(
           table: EngineTable.listEntries.name, key: image.keeping(["id", "list"]))
         if self.deletes(entryID) { continue }
+        if index >= ownedFrom, moved(entryID, under: { $0["owner"] == id }) {
+          throw RewindError(
+            .relationViolation,
+            "\(EngineTable.listEntries.name) \(describe(entryID.key)) would be in the list of \(change.table) \(describe(change.key)), which the same action deletes: an action cannot move an existing list entry to an owner it deletes (remove the entry, or delete its entity, if it should go); nothing was changed"
+          )
+        }
         deletes.append(cascade(entryID, current: image, to: nil))
       }
     }
     return (updates, deletes)
   }
 
-  /// Whether this entry moved the existing row `id` under `parent` through `key`: the row was
-  /// there before the action, referring elsewhere, and the action changed its reference to
-  /// `parent`. The cascade would delete (or clear) a row that was no child of the deleted row
-  /// and that the action did not delete: data the action never meant to lose, so the entry is
-  /// refused. A row that referred to `parent` before the action goes with it, whatever else
-  /// the action changed in it, and so does a row the action inserted under it (nothing that
-  /// existed is lost).
-  private func pointsHere(_ id: RowID, _ key: Relations.ForeignKey, parent: RowImage) -> Bool {
+  /// Whether this entry moved the existing row `id` under a row it deletes: the row was there
+  /// before the action, not under that row (`isUnder` says), and the action changed it to be
+  /// (a foreign key, or a list entry's owner). The cascade would delete (or clear) a row that
+  /// was no child of the deleted row and that the action did not delete: data the action never
+  /// meant to lose, so the entry is refused. A row that was under the deleted row before the
+  /// action goes with it, whatever else the action changed in it, and so does a row the action
+  /// inserted under it (nothing that existed is lost).
+  private func moved(_ id: RowID, under isUnder: (RowImage) -> Bool) -> Bool {
     guard !isCascaded.contains(id), let own = net[id], let before = own.before, let after = own.after else {
       return false
     }
-    func refers(_ row: RowImage) -> Bool { key.columns.allSatisfy { row[$0.child] == parent[$0.parent] } }
-    return refers(after) && !refers(before)
+    return isUnder(after) && !isUnder(before)
   }
 
   /// Records that a cascade makes the row `id` (holding `current` in the database) `after`.
