@@ -65,7 +65,8 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     /// `ON DELETE RESTRICT` or `NO ACTION`. Refused, and nothing changed; the message names the
     /// rows when the engine found them.
     public static let relationViolation = Code(rawValue: "relation-violation")
-    /// A value the database cannot hold exactly, such as text with a NUL character, or a number
+    /// A value the database cannot hold exactly, such as text with a NUL character in an
+    /// entity's column or key (JSON escapes it in payloads and view state), or a number
     /// the log's JSON cannot hold (a NaN, an infinity) in an action's payload or in view state.
     /// Refused, and nothing changed.
     public static let invalidValue = Code(rawValue: "invalid-value")
