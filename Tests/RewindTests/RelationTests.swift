@@ -447,6 +447,29 @@ struct SameActionReferenceTests {
       naming: #"list_entries {"id":20,"list":"columnCards"} would be in the list of columns {"id":1}, which"#)
   }
 
+  /// A row or entry moved under a deleted row that the action deletes otherwise too (its
+  /// entity deleted, or another parent it was under before) loses nothing: the action commits,
+  /// whichever delete the engine carries out first.
+  @Test(arguments: [
+    // The entry's card deleted as well (the card's row moved, or only its entry).
+    BoardAction.all([.moveCard(id: 20, column: 1, to: 0), .deleteCard(id: 20), .deleteColumn(id: 1)]),
+    .all([.fileInList(card: 20, column: 1), .deleteCard(id: 20), .deleteColumn(id: 1)]),
+    // Card 21 moved to column 1, and it goes anyway with card 11, its parent from before,
+    // which is in column 1.
+    .all([.moveCard(id: 21, column: 1, to: 0), .deleteColumn(id: 1)]),
+  ])
+  func aRowMovedUnderADeletedRowThatGoesAnywayIsNotRefused(_ action: BoardAction) throws {
+    try store.send(.addCard(id: 21, title: "C", column: 2, parent: 11, label: nil))
+    let before = store.state
+    #expect(try store.send(action) != nil)
+    #expect(store.state.columns.ids.sorted() == [2])
+    #expect(store.state.cards[10] == nil && store.state.cards[11] == nil)
+    #expect(try Store(path: path, initialState: BoardState(), reducer: BoardReducer()).state == store.state)
+    #expect(try RewindDatabase(path: path).verify().isHealthy)
+    try store.undo()
+    #expect(store.state == before)
+  }
+
   /// A list entry the action adds for a new card under a column it deletes goes with the
   /// column, as a row it inserts under it does: nothing that existed is lost.
   @Test func aListEntryInsertedUnderAnOwnerTheActionDeletesGoesWithIt() throws {

@@ -52,6 +52,7 @@ extension HistoryLog {
       try writer.apply(updates, .forward, in: db)
       deleting += deletes.filter { tables.isEntityTable($0.table) }
     }
+    if let refusal = plan.refusal { throw RewindError(.relationViolation, refusal) }
     let deletes = plan.ordered(deletes: true)
     try writer.apply(deletes, .forward, in: db)
     let written = (plan.ordered(deletes: false) + deletes).filter { $0.before != $0.after }
@@ -169,11 +170,18 @@ struct RowWritePlan {
   private var net = NetChanges()
   private var cascadedRows: [RowID] = []
   private var isCascaded: Set<RowID> = []
+  /// The rows the cascades take that the action moved under a row it deletes, with why the
+  /// entry is refused, unless another delete takes them too.
+  private var refusals: [(id: RowID, message: String)] = []
 
   init(_ changes: [RowChange], catalog: TableCatalog) {
     self.catalog = catalog
     for change in changes { net.add(change) }
   }
+
+  /// Why the entry is refused once every delete is carried out, if it is: the first row a
+  /// cascade takes that the action moved under a row it deletes, and nothing else takes.
+  var refusal: String? { refusals.first?.message }
 
   /// The final changes of the rows the cascades touched.
   var cascaded: [RowChange] { cascadedRows.map { net[$0]! } }
@@ -213,10 +221,14 @@ struct RowWritePlan {
       for child in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) {
         let image = StateRows.image(of: child, in: key.child)
         let id = RowID(table: key.child, key: image.keeping(catalog.keyColumns(of: key.child)))
-        if self.deletes(id) { continue }
-        if moved(id, under: { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }) {
-          throw RewindError(
-            .relationViolation,
+        let wasUnder = self.wasUnder(id) { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }
+        if self.deletes(id) {
+          if wasUnder, key.onDelete == .cascade { goesAnyway(id) }
+          continue
+        }
+        if !wasUnder {
+          refuseUnlessItGoesAnyway(
+            id,
             "\(key.child) \(describe(id.key)) would refer to \(change.table) \(describe(change.key)), which the same action deletes (\(key.child).\(key.columns.map(\.child).joined(separator: ", "))): an action cannot move an existing row under a row it deletes (delete the row itself if it should go); nothing was changed"
           )
         }
@@ -259,10 +271,15 @@ struct RowWritePlan {
         let image = StateRows.image(of: entry, in: EngineTable.listEntries.name)
         let entryID = RowID(
           table: EngineTable.listEntries.name, key: image.keeping(["id", "list"]))
-        if self.deletes(entryID) { continue }
-        if index >= ownedFrom, moved(entryID, under: { $0["owner"] == id }) {
-          throw RewindError(
-            .relationViolation,
+        // An entity's own entries go with it wherever they are.
+        let wasUnder = index < ownedFrom || self.wasUnder(entryID) { $0["owner"] == id }
+        if self.deletes(entryID) {
+          if wasUnder { goesAnyway(entryID) }
+          continue
+        }
+        if !wasUnder {
+          refuseUnlessItGoesAnyway(
+            entryID,
             "\(EngineTable.listEntries.name) \(describe(entryID.key)) would be in the list of \(change.table) \(describe(change.key)), which the same action deletes: an action cannot move an existing list entry to an owner it deletes (remove the entry, or delete its entity, if it should go); nothing was changed"
           )
         }
@@ -272,18 +289,32 @@ struct RowWritePlan {
     return (updates, deletes)
   }
 
-  /// Whether this entry moved the existing row `id` under a row it deletes: the row was there
-  /// before the action, not under that row (`isUnder` says), and the action changed it to be
-  /// (a foreign key, or a list entry's owner). The cascade would delete (or clear) a row that
-  /// was no child of the deleted row and that the action did not delete: data the action never
-  /// meant to lose, so the entry is refused. A row that was under the deleted row before the
+  /// Whether the row `id`, which a deleted row's cascade meets, was under that row before the
+  /// action (`isUnder` says, of a foreign key or a list entry's owner): a row the action left
+  /// alone or inserted was; an existing row the action moved there was not.
+  ///
+  /// The cascade would delete (or clear) a moved row that was no child of the deleted row:
+  /// data the action never meant to lose, so the entry is refused, unless the row goes anyway
+  /// (see ``refuseUnlessItGoesAnyway(_:_:)``). A row that was under the deleted row before the
   /// action goes with it, whatever else the action changed in it, and so does a row the action
   /// inserted under it (nothing that existed is lost).
-  private func moved(_ id: RowID, under isUnder: (RowImage) -> Bool) -> Bool {
-    guard !isCascaded.contains(id), let own = net[id], let before = own.before, let after = own.after else {
-      return false
-    }
-    return isUnder(after) && !isUnder(before)
+  private func wasUnder(_ id: RowID, _ isUnder: (RowImage) -> Bool) -> Bool {
+    guard let own = net[id], let before = own.before else { return true }
+    return isUnder(before)
+  }
+
+  /// Records that the cascade takes `id`, a row the action moved under the deleted row: the
+  /// entry is refused with `message` once every delete is carried out, unless another delete
+  /// takes the row as well (its entity, or another parent it was under before), whichever the
+  /// engine carries out first.
+  private mutating func refuseUnlessItGoesAnyway(_ id: RowID, _ message: String) {
+    if !refusals.contains(where: { $0.id == id }) { refusals.append((id, message)) }
+  }
+
+  /// Records that a delete takes `id` as its child from before the action: a move of the row
+  /// under another deleted row loses nothing.
+  private mutating func goesAnyway(_ id: RowID) {
+    if !refusals.isEmpty { refusals.removeAll { $0.id == id } }
   }
 
   /// Records that a cascade makes the row `id` (holding `current` in the database) `after`.

@@ -168,17 +168,16 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 
   /// A property with no row loads as its default, so a change between no row and a row
-  /// holding the default's text leaves the value as it is.
+  /// holding the default's text leaves the value as it is (``ViewRows/loadAlike(_:_:defaultText:)``).
   @usableFromInline
   func leavesValueAsIs(_ change: RowChange) -> Bool {
-    guard let path = change.key["path"].flatMap(String.fromDatabaseValue), let property = property(ofPath: path),
-      let defaultText = defaults?[property]
+    guard let path = change.key["path"].flatMap(String.fromDatabaseValue), let property = property(ofPath: path)
     else { return false }
-    func text(_ row: RowImage?) -> String? {
-      guard let row else { return defaultText }
-      return row["value"].flatMap(String.fromDatabaseValue)
-    }
-    return text(change.before) == defaultText && text(change.after) == defaultText
+    let before = change.before.map { $0["value"].flatMap(String.fromDatabaseValue) }
+    let after = change.after.map { $0["value"].flatMap(String.fromDatabaseValue) }
+    // A row whose value is not text holds no property's value: it changes what loads.
+    if before == .some(nil) || after == .some(nil) { return false }
+    return ViewRows.loadAlike(before ?? nil, after ?? nil, defaultText: defaults?[property])
   }
 
   @usableFromInline

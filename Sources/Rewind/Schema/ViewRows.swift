@@ -158,6 +158,12 @@ final class ViewRows {
     }
   }
 
+  /// Whether a property's row holding `a` and one holding `b` (`nil`: no row) load as the
+  /// same value: a property with no row loads as its default, whose text is `defaultText`.
+  static func loadAlike(_ a: String?, _ b: String?, defaultText: String?) -> Bool {
+    (a ?? defaultText) == (b ?? defaultText)
+  }
+
   /// The change that inserts the row of `property` holding `text`.
   func insertion(_ property: String, _ text: String) -> RowChange {
     var member = newMember(property)
@@ -256,7 +262,7 @@ extension ViewRows.Member {
   /// which a property with no row loads as anyway.
   fileprivate mutating func change(to after: String?) -> RowChange? {
     let before = text
-    if after == before || (before == nil && after == defaultText) { return nil }
+    if ViewRows.loadAlike(before, after, defaultText: defaultText) { return nil }
     let beforeRow = row
     setText(after)
     return RowChange(table: EngineTable.viewState.name, key: key, before: beforeRow, after: row)

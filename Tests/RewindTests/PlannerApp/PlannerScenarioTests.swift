@@ -144,7 +144,7 @@ import Testing
     #expect(j1 == nil)
     #expect(PlannerPlain(store.state) == PlannerPlain(PlannerState()))
     try expectReopenMatches(store, path, "after jump 1")
-    // A non-undoable sync (an event into nothing: no calendar) then undo the jump.
+    // A view-only action, then undo the jump: the view-only change made since is kept.
     try store.send(.setZoom(2))
     try store.undo()
     var expected = latest
