@@ -141,6 +141,29 @@ import Testing
     #expect(store.state.entries.values.contains { $0.title == "Written while folded entries were removed" })
   }
 
+  /// The first batch is the oldest entry alone: the oldest are often the file's creation,
+  /// megabytes each, and a batch of them held a sending app for up to 760 ms. Later batches
+  /// grow while they are fast.
+  @Test func theFirstBatchOfFoldedEntriesIsOneEntry() throws {
+    for index in 0..<40 { try store.send(.rename(id: Int64(index % 3 + 1), title: "\(index)")) }
+    let oldest = {
+      try DatabaseQueue(path: path).read { db in try Int64.fetchOne(db, sql: "SELECT min(seq) FROM action_log") }
+    }
+    let first = try #require(try oldest())
+    var removedByBatch: [Int64] = []
+    var last = first
+    _ = try RewindDatabase(path: path).compact(
+      keep: 5, partBytes: SnapshotWorker.defaultPartBytes, afterReading: {},
+      betweenRemovals: {
+        let next = try oldest() ?? last
+        removedByBatch.append(next - last)
+        last = next
+      })
+    #expect(removedByBatch.first == 1, "\(removedByBatch)")
+    #expect(removedByBatch.count >= 2 && removedByBatch[1] > 1, "\(removedByBatch)")
+    try expectHistoryStartsAfterTheBase()
+  }
+
   /// A compaction stopped while it removed the folded entries (its tool killed) leaves a log
   /// every reader takes as compacted; the next compaction removes the rest, even with nothing
   /// to fold itself.
