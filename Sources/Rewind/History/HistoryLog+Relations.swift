@@ -221,17 +221,15 @@ struct RowWritePlan {
       for child in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) {
         let image = StateRows.image(of: child, in: key.child)
         let id = RowID(table: key.child, key: image.keeping(catalog.keyColumns(of: key.child)))
-        let wasUnder = self.wasUnder(id) { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }
-        if self.deletes(id) {
-          if wasUnder, key.onDelete == .cascade { goesAnyway(id) }
-          continue
-        }
-        if !wasUnder {
+        if self.wasUnder(id, { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }) {
+          if key.onDelete == .cascade { goesAnyway(id) }
+        } else if !self.deletes(id) {
           refuseUnlessItGoesAnyway(
             id,
             "\(key.child) \(describe(id.key)) would refer to \(change.table) \(describe(change.key)), which the same action deletes (\(key.child).\(key.columns.map(\.child).joined(separator: ", "))): an action cannot move an existing row under a row it deletes (delete the row itself if it should go); nothing was changed"
           )
         }
+        if self.deletes(id) { continue }
         switch key.onDelete {
         case .cascade:
           cascade(id, current: image, to: nil)
@@ -272,17 +270,15 @@ struct RowWritePlan {
         let entryID = RowID(
           table: EngineTable.listEntries.name, key: image.keeping(["id", "list"]))
         // An entity's own entries go with it wherever they are.
-        let wasUnder = index < ownedFrom || self.wasUnder(entryID) { $0["owner"] == id }
-        if self.deletes(entryID) {
-          if wasUnder { goesAnyway(entryID) }
-          continue
-        }
-        if !wasUnder {
+        if index < ownedFrom || self.wasUnder(entryID, { $0["owner"] == id }) {
+          goesAnyway(entryID)
+        } else if !self.deletes(entryID) {
           refuseUnlessItGoesAnyway(
             entryID,
             "\(EngineTable.listEntries.name) \(describe(entryID.key)) would be in the list of \(change.table) \(describe(change.key)), which the same action deletes: an action cannot move an existing list entry to an owner it deletes (remove the entry, or delete its entity, if it should go); nothing was changed"
           )
         }
+        if self.deletes(entryID) { continue }
         deletes.append(cascade(entryID, current: image, to: nil))
       }
     }

@@ -132,6 +132,8 @@ enum BoardAction: LoggedAction, Equatable {
   case fileInList(card: Int64, column: Int64)
   case starAnyway(id: Int64)
   case select(card: Int64?)
+  /// Gives a card a label, or none.
+  case labelCard(id: Int64, label: Int64?)
   /// Several actions as one entry (a paste, an import).
   indirect case all([BoardAction])
 
@@ -181,6 +183,8 @@ struct BoardReducer: Reducer {
       state.starred.append(id)
     case .select(let card):
       state.view.selection = card
+    case .labelCard(let id, let label):
+      state.cards[id]?.labelID = label
     case .all(let actions):
       for action in actions { _ = reduce(into: &state, action: action) }
     }
