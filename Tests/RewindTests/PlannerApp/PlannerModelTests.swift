@@ -4,18 +4,6 @@ import Testing
 
 @testable import Rewind
 
-/// A seeded generator (SplitMix64), so that a failing session can be run again.
-struct PlannerRandom: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// The model-based test of a second app (an event planner: String keys, two levels of cascading
 /// foreign keys and a SET NULL one, keyed list families, a scoped view state, non-undoable sync
 /// actions): random sessions of sends, undo, redo, jumps on every timeline, reopens and a second
@@ -45,7 +33,7 @@ struct PlannerRandom: RandomNumberGenerator {
     }
   }
 
-  static func operation(_ rng: inout PlannerRandom, model: PlannerModel, counter: inout Int) -> Op {
+  static func operation(_ rng: inout SplitMix64, model: PlannerModel, counter: inout Int) -> Op {
     let store = Int.random(in: 0...9, using: &rng) < 7 ? 0 : 1
     let rows = model.rows
     func ids(_ table: String) -> [String] { rows.keys.filter { $0.table == table }.map(\.key).sorted() }
@@ -113,7 +101,7 @@ struct PlannerRandom: RandomNumberGenerator {
 
   /// Runs one session; returns whether it found a difference (recorded as issues).
   func runSession(seed: UInt64, steps: Int) throws -> Bool {
-    var rng = PlannerRandom(state: seed)
+    var rng = SplitMix64(seed: seed)
     let dir = try TemporaryDirectory()
     let path = dir.path("m.sqlite")
     var stores = [try openPlanner(path), try openPlanner(path)]
