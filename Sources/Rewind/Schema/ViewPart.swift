@@ -161,18 +161,13 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   func rowCount(of root: Root) -> Int { rows.rowCount }
 
   @usableFromInline
-  func owns(_ change: RowChange) -> Bool {
-    guard change.table == Self.table, let path = change.key["path"].flatMap(String.fromDatabaseValue)
-    else { return false }
-    return property(ofPath: path) != nil
-  }
+  func owns(_ change: RowChange) -> Bool { change.table == Self.table && property(of: change) != nil }
 
   /// A property with no row loads as its default, so a change between no row and a row
   /// holding the default's text leaves the value as it is (``ViewRows/loadAlike(_:_:defaultText:)``).
   @usableFromInline
   func leavesValueAsIs(_ change: RowChange) -> Bool {
-    guard let path = change.key["path"].flatMap(String.fromDatabaseValue), let property = property(ofPath: path)
-    else { return false }
+    guard let property = property(of: change) else { return false }
     let before = change.before.map { $0["value"].flatMap(String.fromDatabaseValue) }
     let after = change.after.map { $0["value"].flatMap(String.fromDatabaseValue) }
     // A row whose value is not text holds no property's value: it changes what loads.
@@ -184,12 +179,14 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     var rows = self.rows.rows
     for change in changes {
-      guard let path = change.key["path"].flatMap(String.fromDatabaseValue), let property = property(ofPath: path)
-      else { throw RewindError(.corruptData, "a view-state change has no valid path: \(describe(change.key))") }
+      guard let property = property(of: change) else {
+        throw RewindError(.corruptData, "a view-state change has no valid path: \(describe(change.key))")
+      }
       if let row = change.target(direction) {
         guard let json = row["value"].flatMap(String.fromDatabaseValue) else {
           throw RewindError(
-            .corruptData, "view_state \(path) would hold \(row["value"] ?? .null), which is not JSON text")
+            .corruptData,
+            "view_state \(self.rows.path(property)) would hold \(row["value"] ?? .null), which is not JSON text")
         }
         rows[property] = json
       } else {
@@ -234,6 +231,11 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
   }
 
   // MARK: - Paths and JSON
+
+  /// The property a `view_state` row change's key names, if the row belongs to this part.
+  private func property(of change: RowChange) -> String? {
+    change.key["path"].flatMap(String.fromDatabaseValue).flatMap(property(ofPath:))
+  }
 
   /// The property a path names, if the path belongs to this part.
   private func property(ofPath path: String) -> String? {
