@@ -221,15 +221,13 @@ struct RowWritePlan {
       for child in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) {
         let image = StateRows.image(of: child, in: key.child)
         let id = RowID(table: key.child, key: image.keeping(catalog.keyColumns(of: key.child)))
-        if self.wasUnder(id, { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }) {
-          if key.onDelete == .cascade { goesAnyway(id) }
-        } else if !self.deletes(id) {
-          refuseUnlessItGoesAnyway(
-            id,
+        let wasUnder = self.wasUnder(id) { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }
+        let isDeleted = cascadeMeets(
+          id, wasUnder: wasUnder, deletesIt: key.onDelete == .cascade,
+          refusal:
             "\(key.child) \(describe(id.key)) would refer to \(change.table) \(describe(change.key)), which the same action deletes (\(key.child).\(key.columns.map(\.child).joined(separator: ", "))): an action cannot move an existing row under a row it deletes (delete the row itself if it should go); nothing was changed"
-          )
-        }
-        if self.deletes(id) { continue }
+        )
+        if isDeleted { continue }
         switch key.onDelete {
         case .cascade:
           cascade(id, current: image, to: nil)
@@ -270,15 +268,13 @@ struct RowWritePlan {
         let entryID = RowID(
           table: EngineTable.listEntries.name, key: image.keeping(["id", "list"]))
         // An entity's own entries go with it wherever they are.
-        if index < ownedFrom || self.wasUnder(entryID, { $0["owner"] == id }) {
-          goesAnyway(entryID)
-        } else if !self.deletes(entryID) {
-          refuseUnlessItGoesAnyway(
-            entryID,
+        let wasUnder = index < ownedFrom || self.wasUnder(entryID) { $0["owner"] == id }
+        let isDeleted = cascadeMeets(
+          entryID, wasUnder: wasUnder, deletesIt: true,
+          refusal:
             "\(EngineTable.listEntries.name) \(describe(entryID.key)) would be in the list of \(change.table) \(describe(change.key)), which the same action deletes: an action cannot move an existing list entry to an owner it deletes (remove the entry, or delete its entity, if it should go); nothing was changed"
-          )
-        }
-        if self.deletes(entryID) { continue }
+        )
+        if isDeleted { continue }
         deletes.append(cascade(entryID, current: image, to: nil))
       }
     }
@@ -291,7 +287,7 @@ struct RowWritePlan {
   ///
   /// The cascade would delete (or clear) a moved row that was no child of the deleted row:
   /// data the action never meant to lose, so the entry is refused, unless the row goes anyway
-  /// (see ``refuseUnlessItGoesAnyway(_:_:)``). A row that was under the deleted row before the
+  /// (see ``cascadeMeets(_:wasUnder:deletesIt:refusal:)``). A row that was under the deleted row before the
   /// action goes with it, whatever else the action changed in it, and so does a row the action
   /// inserted under it (nothing that existed is lost).
   private func wasUnder(_ id: RowID, _ isUnder: (RowImage) -> Bool) -> Bool {
@@ -299,18 +295,23 @@ struct RowWritePlan {
     return isUnder(before)
   }
 
-  /// Records that the cascade takes `id`, a row the action moved under the deleted row: the
-  /// entry is refused with `message` once every delete is carried out, unless another delete
-  /// takes the row as well (its entity, or another parent it was under before), whichever the
-  /// engine carries out first.
-  private mutating func refuseUnlessItGoesAnyway(_ id: RowID, _ message: String) {
-    if !refusals.contains(where: { $0.id == id }) { refusals.append((id, message)) }
-  }
-
-  /// Records that a delete takes `id` as its child from before the action: a move of the row
-  /// under another deleted row loses nothing.
-  private mutating func goesAnyway(_ id: RowID) {
-    if !refusals.isEmpty { refusals.removeAll { $0.id == id } }
+  /// Records what it means for the entry that a deleted row's cascade meets the row `id`, and
+  /// returns whether the entry already deletes that row (the cascade then leaves it).
+  ///
+  /// A row that was under the deleted row before the action (`wasUnder`) and that this cascade
+  /// deletes (`deletesIt`) goes anyway: a move of it under another deleted row loses nothing,
+  /// and is no longer refused. A row the action moved under the deleted row, and does not
+  /// delete otherwise, is refused with `refusal` once every delete is carried out, unless a
+  /// later cascade takes it as its child from before: whichever delete the engine reaches first.
+  private mutating func cascadeMeets(
+    _ id: RowID, wasUnder: Bool, deletesIt: Bool, refusal: @autoclosure () -> String
+  ) -> Bool {
+    if wasUnder {
+      if deletesIt, !refusals.isEmpty { refusals.removeAll { $0.id == id } }
+    } else if !deletes(id), !refusals.contains(where: { $0.id == id }) {
+      refusals.append((id, refusal()))
+    }
+    return deletes(id)
   }
 
   /// Records that a cascade makes the row `id` (holding `current` in the database) `after`.
