@@ -15,9 +15,9 @@ struct AppEvolutionTests {
   @MainActor struct Session<State: ContactsVersion> {
     let path: String
     var store: Store<State, Contacts.Action>
-    var random: SplitMix
+    var random: SplitMix64
 
-    init(path: String, random: SplitMix) throws {
+    init(path: String, random: SplitMix64) throws {
       self.path = path
       self.random = random
       store = try Store(path: path, initialState: State(), reducer: ContactsReducer<State>())
@@ -56,7 +56,7 @@ struct AppEvolutionTests {
   func everyPastSeqReadsRestoresAndUndoesInTheLastShape(seed: UInt64) async throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("contacts.sqlite")
-    var random = SplitMix(seed: seed)
+    var random = SplitMix64(seed: seed)
     var states: [Int64: Contacts.Final] = [:]
     var nextID: Int64 = 1
     var migrationSeqs: [Int64] = []
@@ -136,18 +136,5 @@ struct AppEvolutionTests {
       #expect(
         try Contacts.Final(export: database.export(at: seq)) == states[seq], "export --at \(seq) after compaction")
     }
-  }
-}
-
-/// A small seeded generator, so a failing session can be replayed from its seed.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

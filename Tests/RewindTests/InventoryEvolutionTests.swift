@@ -18,7 +18,7 @@ struct InventoryEvolutionTests {
 
   @MainActor final class World {
     let path: String
-    var random: SplitMix
+    var random: SplitMix64
     var states: [Int64: Inventory.Final] = [:]
     var nextID: Int64 = 1
     var labels: [String: Int64] = [:]
@@ -29,7 +29,7 @@ struct InventoryEvolutionTests {
 
     init(path: String, seed: UInt64) {
       self.path = path
-      random = SplitMix(seed: seed)
+      random = SplitMix64(seed: seed)
     }
 
     func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }

@@ -129,7 +129,7 @@ struct ClockSession<Keys: ClockKeys> {
 
   let directory: TemporaryDirectory
   let path: String
-  var random: SplitMix
+  var random: SplitMix64
   /// The store's id generator, and the model's copy of it.
   let uuids: SeededUUIDs
   let modelUUIDs: SeededUUIDs
@@ -146,7 +146,7 @@ struct ClockSession<Keys: ClockKeys> {
   init(seed: UInt64) throws {
     directory = try TemporaryDirectory()
     path = directory.path("clock.sqlite")
-    random = SplitMix(seed: seed)
+    random = SplitMix64(seed: seed)
     uuids = SeededUUIDs(seed: seed &* 7919)
     modelUUIDs = SeededUUIDs(seed: seed &* 7919)
     store = try worldClock(Keys.self, path: path, uuids: uuids)

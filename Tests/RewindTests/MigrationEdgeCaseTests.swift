@@ -369,7 +369,7 @@ struct MigrationEdgeCompactionBetweenVersionsTests {
   func compactionBetweenVersionsThenMoreUpgrades(offset: Int64) async throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("contacts.sqlite")
-    var random = SplitMix(seed: 42)
+    var random = SplitMix64(seed: 42)
     var states: [Int64: Contacts.Final] = [:]
     var nextID: Int64 = 1
 
@@ -524,7 +524,7 @@ struct MigrationEdgeSkipToLastTests {
     let path = directory.path("contacts.sqlite")
     var states: [Int64: Contacts.Final] = [:]
     var nextID: Int64 = 1
-    var v1 = try AppEvolutionTests.Session<ContactsV1>(path: path, random: SplitMix(seed: seed))
+    var v1 = try AppEvolutionTests.Session<ContactsV1>(path: path, random: SplitMix64(seed: seed))
     try await v1.run(steps: 60, nextID: &nextID, recording: &states)
     _ = try RewindDatabase(path: path).snapshot(label: "v1")
     var v4 = try AppEvolutionTests.Session<ContactsV4>(path: path, random: v1.random)

@@ -314,9 +314,9 @@ typealias ClockStore<Keys: ClockKeys> = Store<ClockState<Keys>, ClockAction<Keys
 /// UUIDs from a seed: the same seed gives the same UUIDs, so a session replays exactly.
 final class SeededUUIDs: @unchecked Sendable {
   private let lock = NSLock()
-  private var random: SplitMix
+  private var random: SplitMix64
 
-  init(seed: UInt64) { random = SplitMix(seed: seed) }
+  init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
   func next() -> UUID {
     lock.lock()
