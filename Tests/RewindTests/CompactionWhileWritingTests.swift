@@ -80,6 +80,23 @@ import Testing
     #expect(reopened.state == store.state)
   }
 
+  /// The base's rows come from verify's replay, which reaches them in its one read (see
+  /// `RewindDatabase.compact`): they are the state the log gives at the base, as an export of
+  /// that seq read it before, with entries undone, deleted, renamed and a step kept for redo.
+  @Test func theBaseIsTheStateTheLogGivesAtItsSeq() throws {
+    for index in 0..<20 { try store.send(.rename(id: Int64(index % 7 + 1), title: "Renamed \(index)")) }
+    for id in [3, 9, 12] { try store.send(.delete(id: Int64(id))) }
+    try store.undo()
+    let base = store.lastSeq - 10
+    let before = try RewindDatabase(path: path).export(at: base)
+    let report = try RewindDatabase(path: path).compact(keep: 10)
+    #expect(report.baseSeq == base)
+    let database = try RewindDatabase(path: path)
+    #expect(try baseSnapshot(database).seq == base)
+    #expect(try database.export(at: base) == before)
+    #expect(try database.verify().problems == [])
+  }
+
   /// Free pages a shrinking left (stopped partway: its tool killed, say) go back at the next
   /// compaction, even one with nothing to fold.
   @Test func freePagesLeftBehindGoBackWithNothingToCompact() throws {

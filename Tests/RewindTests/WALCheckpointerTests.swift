@@ -107,6 +107,11 @@ import Testing
     return try body()
   }
 
+  /// The WAL file's size in bytes.
+  func walBytes() -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.int64Value ?? 0
+  }
+
   /// The pages the WAL file holds: its header and frames of 4 KiB pages.
   func walPages() -> Int {
     let size = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
@@ -282,6 +287,30 @@ import Testing
       try expectNoCommitCheckpointsWhileAPassIsHeld(store)
     }
     try expectTheWALStartsOverOnceTheReaderIsGone(store, settling: 4)
+  }
+
+  /// A WAL a reader let grow past the size limit is cut back by one step each time it starts
+  /// over, not at once (a 1.4 GB WAL took 0.3 to 0.9 s of a commit to cut back).
+  @Test func aWALGrownPastItsSizeLimitIsCutBackInSteps() throws {
+    let step: Int64 = 64 * (4_096 + 24)
+    let store = try store(
+      marks: .init(backgroundPages: 10, restartPages: 40, inlinePages: 60, walSizeLimit: step, walShrinkStep: step))
+    let reader = try DatabaseQueue(path: path)
+    try reader.read { db in
+      _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log")
+      try sendAdds("Entry", 0..<80, to: store)
+    }
+    var sizes = [walBytes()]
+    #expect(sizes[0] > 6 * step, "the WAL file holds \(sizes[0]) bytes")
+    for index in 0..<400 where sizes.last! > 2 * step {
+      try sendAdds("After", index..<index + 1, to: store)
+      if walBytes() != sizes.last! { sizes.append(walBytes()) }
+    }
+    let cuts = zip(sizes, sizes.dropFirst()).map { $0 - $1 }
+    #expect(cuts.filter { $0 > 0 }.count >= 3, "the WAL file's sizes: \(sizes)")
+    #expect(cuts.allSatisfy { $0 < 2 * step }, "the WAL file's sizes: \(sizes)")
+    #expect(sizes.last! <= 2 * step, "the WAL file's sizes: \(sizes)")
+    #expect(try fileState(path) == store.state)
   }
 
   /// While a snapshot reads, checkpoints wait and the WAL grows: past the inline mark, the

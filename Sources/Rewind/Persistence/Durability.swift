@@ -38,7 +38,11 @@ public enum Durability: Sendable {
 
   /// Cuts the write-ahead log file back to 64 MiB when it starts over; the `rewind` tool's
   /// connections run it too.
-  static let walSizeLimitPragma = "PRAGMA journal_size_limit = \(64 * 1_024 * 1_024)"
+  static let walSizeLimitPragma = "PRAGMA journal_size_limit = \(walSizeLimit)"
+
+  /// The size, in bytes, ``walSizeLimitPragma`` cuts the write-ahead log file back to. (A store
+  /// cuts a larger one back in steps: see `WALCheckpointer.Marks.walShrinkStep`.)
+  static let walSizeLimit: Int64 = 64 * 1_024 * 1_024
 
   /// The most memory SQLite's page cache may use, in KiB.
   static var pageCacheKiB: Int { 32_768 }

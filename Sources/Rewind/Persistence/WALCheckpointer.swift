@@ -73,6 +73,11 @@ final class WALCheckpointer: @unchecked Sendable {
     /// under way: the WAL passes it by two commits' pages at most, but for what a reader
     /// holds (see `readerBacklog`) and while another connection checkpoints.
     var inlinePages: Int32 = 16_000
+    /// The size, in bytes, the WAL file is cut back to when it starts over (SQLite's
+    /// `journal_size_limit`, which the store's connection opens with).
+    var walSizeLimit: Int64 = Durability.walSizeLimit
+    /// The most bytes one start-over cuts from a WAL file grown past `walSizeLimit`.
+    var walShrinkStep: Int64 = 128 * 1_024 * 1_024
   }
 
   private let path: String
@@ -125,6 +130,13 @@ final class WALCheckpointer: @unchecked Sendable {
   private var heldBack = 0
   /// The store's commits when the last pass was judged.
   private var commitsAtLastPass = -1
+  /// The `journal_size_limit` of the store's connection, and the bytes of a WAL frame (a
+  /// page and its header).
+  private var sizeLimit = Durability.walSizeLimit
+  private var frameBytes: Int64 = 4_096 + 24
+  /// The most bytes the WAL file may hold, as the store's commits saw it grow, less
+  /// `marks.walShrinkStep` for each start-over since.
+  private var walFileBytes: Int64 = 0
 
   /// How many checkpoints ran where: for tests and the benchmark.
   struct Counts: Equatable, Sendable {
@@ -183,6 +195,9 @@ final class WALCheckpointer: @unchecked Sendable {
   /// Makes this checkpointer the one of `db`, the store's connection, in place of SQLite's
   /// automatic checkpoint. ``uninstall(from:)`` must run before the checkpointer is released.
   func install(on db: Database) {
+    if let pageSize = try? Int64.fetchOne(db, sql: "PRAGMA page_size") {
+      lock.withLock { frameBytes = pageSize + 24 }
+    }
     sqlite3_wal_hook(db.sqliteConnection, walHook, Unmanaged.passUnretained(self).toOpaque())
   }
 
@@ -204,9 +219,15 @@ final class WALCheckpointer: @unchecked Sendable {
   /// WAL holds.
   func committed(on connection: OpaquePointer, pages: Int32) {
     enum Action { case none, background, inline }
+    var newSizeLimit: Int64?
+    defer {
+      // In the hook SQLite allows any statement on the connection: its commit is over.
+      if let newSizeLimit { sqlite3_exec(connection, "PRAGMA journal_size_limit = \(newSizeLimit)", nil, nil, nil) }
+    }
     let action = lock.withLock { () -> Action in
       let paused = waiting
       if pages < walPages { walStartedOver() }
+      newSizeLimit = nextSizeLimit(pages: pages, startedOver: pages < walPages)
       (walPages, commits) = (pages, commits + 1)
       // A request to finish is dropped once the WAL has started over, and by a snapshot's
       // read: the WAL grows meanwhile, and a pass (not a commit) copies what it gained, as it
@@ -254,6 +275,26 @@ final class WALCheckpointer: @unchecked Sendable {
       return claimPasses()
     }
     if start { startPasses() }
+  }
+
+  /// The `journal_size_limit` the store's connection is to have after a commit that left the
+  /// WAL with `pages`, the first after it `startedOver`, when it changes. Called with the lock
+  /// held.
+  ///
+  /// SQLite cuts the WAL file back to the limit in the first commit after the WAL starts over.
+  /// A WAL a reader held grows past it (to 1.4 GB, in a compaction at 100,000 tasks while the
+  /// store sent), and cutting that back at once took 0.3 to 0.9 s of the sending thread here
+  /// (the file system frees, and discards, every block). So while the file is that large the
+  /// limit stays one `marks.walShrinkStep` under it, and each start-over cuts one step (30 to
+  /// 90 ms here) until the file is back at `marks.walSizeLimit`.
+  private func nextSizeLimit(pages: Int32, startedOver: Bool) -> Int64? {
+    let step = max(1, marksValue.walShrinkStep)
+    if startedOver { walFileBytes -= step }
+    walFileBytes = max(walFileBytes, Int64(pages) * frameBytes)
+    let wanted = max(marksValue.walSizeLimit, (walFileBytes - step) / step * step)
+    guard wanted != sizeLimit else { return nil }
+    sizeLimit = wanted
+    return wanted
   }
 
   /// Whether a run of passes is to start: none runs. Otherwise the one under way is asked for
