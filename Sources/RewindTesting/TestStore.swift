@@ -171,7 +171,8 @@ public final class TestStore<State: PersistentState & Equatable, Action: LoggedA
   /// changed the state exactly as `update` says.
   ///
   /// - Parameters:
-  ///   - seq: the log entry to go to, as ``Store/send(_:)`` returned it.
+  ///   - seq: the log entry to go to: `store.lastSeq` after the action that logged it (this
+  ///     store's `send` returns none).
   ///   - timeline: which part of the state travels.
   ///   - update: mutates the state before the jump into the expected state after it.
   public func jump(

@@ -127,4 +127,28 @@ struct RewindDatabaseTests {
     }
     #expect(!FileManager.default.fileExists(atPath: directory.path("nope.sqlite")))
   }
+
+  /// The log's search finds text as typed, though the log's JSON escapes a quote, a backslash,
+  /// a newline or a tab; a NUL (which ends a `LIKE` pattern) matches no entry rather than all.
+  @Test func theLogsSearchFindsTextTheJSONEscapes() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("journal.sqlite")
+    let store = try JournalStore.journal(path: path)
+    let titles = ["plain words", #"a "quoted" word"#, #"back\slash"#, "two\nlines", "a\ttab", "café"]
+    var seqs: [String: Int64] = [:]
+    for title in titles {
+      try store.send(.add(title: title))
+      seqs[title] = store.lastSeq
+    }
+    let database = try RewindDatabase(path: path, readOnly: true)
+    for title in titles {
+      let found = try database.log(LogQuery(text: title)).map(\.seq)
+      #expect(found == [seqs[title]!], "searching for \(title.debugDescription)")
+    }
+    #expect(try database.log(LogQuery(text: #""quoted""#)).map(\.seq) == [seqs[#"a "quoted" word"#]!])
+    #expect(try database.log(LogQuery(text: "\0")).isEmpty)
+    #expect(
+      try database.log(LogQuery(from: seqs[titles[0]]!, text: "ad")).map(\.seq) == titles.map { seqs[$0]! },
+      "the action's name, add")
+  }
 }

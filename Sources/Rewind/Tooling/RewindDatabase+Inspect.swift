@@ -120,7 +120,8 @@ public struct LogQuery: Sendable, Equatable {
   public var action: String?
   /// Only entries that changed a row of this table.
   public var table: String?
-  /// Only entries whose payload or row changes contain this text.
+  /// Only entries whose action name, payload or row changes contain this text (as typed, not
+  /// as the log's JSON escapes it: a quote, a newline, a NUL).
   public var text: String?
 
   public init(
@@ -171,9 +172,20 @@ extension RewindDatabase {
         arguments += ["%" + member.escapedForLike + "%"]
       }
       if let text = query.text, !text.isEmpty {
-        conditions.append("(payload LIKE ? ESCAPE '\\' OR changes LIKE ? ESCAPE '\\' OR action LIKE ? ESCAPE '\\')")
-        let pattern = "%" + text.escapedForLike + "%"
-        arguments += [pattern, pattern, pattern]
+        // The log's JSON holds text escaped (a quote as `\"`, a newline as `\n`, a NUL as
+        // `\u0000`): payloads and changes are searched for the text as written there, the
+        // action's name (a plain column) for the text as given, unless it holds a NUL, which
+        // ends a `LIKE` pattern (`%` alone then: every entry).
+        var written = ""
+        JSONText.appendString(text, to: &written)
+        let inJSON = "%" + String(written.dropFirst().dropLast()).escapedForLike + "%"
+        var matches = "payload LIKE ? ESCAPE '\\' OR changes LIKE ? ESCAPE '\\'"
+        arguments += [inJSON, inJSON]
+        if !text.contains("\0") {
+          matches += " OR action LIKE ? ESCAPE '\\'"
+          arguments += ["%" + text.escapedForLike + "%"]
+        }
+        conditions.append("(\(matches))")
       }
       conditions.append(HistoryLog.followsBase)
       let filter = "WHERE " + conditions.joined(separator: " AND ")
