@@ -45,7 +45,16 @@ struct RowWriter {
       if let cached = prepared[number] {
         statement = cached
       } else {
-        statement = try db.cachedStatement(sql: texts[number])
+        do {
+          statement = try db.cachedStatement(sql: texts[number])
+        } catch let error as DatabaseError where error.message?.contains("has no column named") == true {
+          // An entity that gained a property with no app migration adding its column: the
+          // file's table opens (an empty one decodes) and refuses the row here.
+          throw RewindError(
+            .schemaMismatch,
+            "\(error.message ?? ""), which the app's entity writes: the table is older than the entity (is the app migration that adds it missing?); nothing was written",
+            underlying: error)
+        }
         prepared[number] = statement
       }
       try statement.execute(binding: arguments)

@@ -80,6 +80,12 @@ final class EntityPart<Root, E: Entity>: StatePart {
         ? try EntityTable.build(loading: rows, count: count) { try E(row: $0) }
         : try EntityTable.build(loading: rows, count: count) { try E(orderedRow: $0) }
     } catch {
+      if let column = try missingColumn(named: error, db) {
+        throw RewindError(
+          .schemaMismatch,
+          "\(table) has no column \(column), which \(E.self) reads: the table is older than the app's entity (is the app migration that adds it missing?); nothing was changed",
+          underlying: error)
+      }
       let key =
         (try? firstUndecodableKey(db, order: order)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
       throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)\(key)", underlying: error)
@@ -95,6 +101,19 @@ final class EntityPart<Root, E: Entity>: StatePart {
     // Taken when the state is put together, after the other parts are read: the table is
     // built meanwhile.
     return { root in root[keyPath: keyPath] = build.take() }
+  }
+
+  /// The column a decoding `error` says the entity reads and the table does not have (GRDB's
+  /// `column not found: "name"`), or `nil`: any other decoding failure is the row's.
+  @usableFromInline
+  func missingColumn(named error: any Error, _ db: Database) throws -> String? {
+    let text = String(describing: error)
+    guard let start = text.range(of: #"column not found: ""#)?.upperBound,
+      let end = text[start...].firstIndex(of: "\"")
+    else { return nil }
+    let column = String(text[start..<end])
+    let columns = try db.columns(in: table).map { $0.name.lowercased() }
+    return columns.contains(column.lowercased()) ? nil : column
   }
 
   /// Refuses an ``Entity/databaseColumnOrder`` that does not name each of the table's
