@@ -24,15 +24,15 @@ extension RewindDatabase {
     // The tables are compared with the replay after the read transaction, and the replayed
     // state released after it, not in it (half a second at 100,000 tasks, while an app's WAL
     // cannot start over).
-    var (run, tables) = try read { db, history -> (VerificationRun, (rows: StateRows, catalog: TableCatalog)?) in
+    let (checked, tables) = try read { db, history -> (VerificationRun, (rows: StateRows, catalog: TableCatalog)?) in
       var run = try VerificationRun(db, history, keeping: pick)
       guard !run.abandoned else { return (run, nil) }
       try run.replayEntries(db, history, progress: progress)
       try run.finish(db, history, progress: progress)
       return (run, (try StateRows(db, catalog: history.tables), history.tables))
     }
+    var run = checked
     if let tables { run.compare(tables.rows, tables.catalog) }
-    tables = nil
     return (run.report, run.kept)
   }
 }
