@@ -47,9 +47,12 @@ func temporaryDatabase(_ name: String) -> String {
 }
 
 func fileSize(_ path: String) -> Int64 {
-  ["", "-wal"].reduce(0) { total, suffix in
-    total + (((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? NSNumber)?.int64Value ?? 0)
-  }
+  bytes(of: path) + bytes(of: path + "-wal")
+}
+
+/// The size of one file, 0 when there is none.
+func bytes(of file: String) -> Int64 {
+  ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0
 }
 
 /// Removes ``temporaryDirectory`` and whatever is left in it.

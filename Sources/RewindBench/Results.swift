@@ -49,7 +49,7 @@ struct Results {
   var verifyUsPerEntry = Double.nan
   /// `rewind compact` on a file a store sends to meanwhile: its time, the sends it let through,
   /// and the slowest of them (how long the store waited for the write lock at most).
-  var compaction: (taskCount: Int, entries: Int, ms: Double, sends: Int, slowestSendMs: Double)?
+  var compaction: (taskCount: Int, entries: Int, ms: Double, sends: Int, slowestSendMs: Double, walPeakBytes: Int64)?
   var bytesPerAction = 0.0
   var fileLayout: FileLayout?
   var peakRSSMiB = 0.0
@@ -161,7 +161,8 @@ struct Results {
     if let compaction {
       lines.append(
         "Compaction (\(compaction.taskCount) tasks, \(compaction.entries) entries, keep 100) while a store sends: "
-          + "\(f(compaction.ms, 0)) ms, \(compaction.sends) sends meanwhile, the slowest \(f(compaction.slowestSendMs, 1)) ms"
+          + "\(f(compaction.ms, 0)) ms, \(compaction.sends) sends meanwhile, the slowest \(f(compaction.slowestSendMs, 1)) ms; "
+          + "the WAL file at most \(mib(compaction.walPeakBytes))"
       )
     }
     lines.append("Database bytes per action (10000 tasks, snapshots excluded): \(f(bytesPerAction, 0))")
@@ -201,7 +202,7 @@ struct Results {
       "compaction": compaction.map {
         [
           "tasks": Double($0.taskCount), "entries": Double($0.entries), "ms": rounded($0.ms), "sends": Double($0.sends),
-          "slowest_send_ms": rounded($0.slowestSendMs),
+          "slowest_send_ms": rounded($0.slowestSendMs), "wal_peak_bytes": Double($0.walPeakBytes),
         ]
       } as Any,
       "bytes_per_action": bytesPerAction.rounded(),
