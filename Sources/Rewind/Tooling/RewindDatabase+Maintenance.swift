@@ -56,9 +56,8 @@ extension RewindDatabase {
   /// An app may go on writing to the file meanwhile: the base's rows are the state that
   /// ``verify(progress:)``'s replay reached at the base (in its one read transaction), stored
   /// in parts, each in a short transaction of its own, and the write lock is taken to move the
-  /// base. If the base moved in between (an undo changed what redo
-  /// needs, another compaction ran, the app migrated the file), its rows are read again under
-  /// the lock. The entries folded in are then removed in batches of about 10 ms each, and the
+  /// base. If the base moved in between (an undo changed what redo needs, another compaction
+  /// ran, the app migrated the file), its rows are read again under the lock. The entries folded in are then removed in batches of about 10 ms each, and the
   /// file shrinks in steps of up to about 30 ms each (incremental auto-vacuum); a file created
   /// without that mode (by an earlier release, or holding the app's own tables first) is
   /// switched to it by one `VACUUM` at its first compaction, which holds the write lock while
@@ -245,18 +244,16 @@ extension RewindDatabase {
   /// that an app's sends and reads never wait for it.
   ///
   /// A log file past `Durability`'s `journal_size_limit` is not emptied: the write lock would
-  /// be held while the file
-  /// system frees its blocks (0.3 to 0.9 s for the gigabyte and more an app sending all the
-  /// while wrote during compaction's reads, here). It is cut back as it starts over, a step at
-  /// a time by a store's connection (see `WALCheckpointer.Marks.walShrinkStep`), or removed
-  /// when the last connection closes.
+  /// be held while the file system frees its blocks (0.3 to 0.9 s for the gigabyte and more an
+  /// app sending all the while wrote during compaction's reads, here). It is cut back as it
+  /// starts over, a step at a time by a store's connection (see
+  /// `WALCheckpointer.Marks.walShrinkStep`), or removed when the last connection closes.
   ///
   /// Best effort: the compaction has committed, and a log left as it is loses nothing (even
   /// opening the connection that does not wait can find the file locked for a moment).
   private func shortenWAL() {
     try? queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-    let walBytes = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.int64Value
-    guard (walBytes ?? 0) <= Durability.walSizeLimit else { return }
+    guard Self.bytes(of: path + "-wal") <= Durability.walSizeLimit else { return }
     var configuration = Configuration()
     configuration.busyMode = .immediateError
     try? DatabaseFile.reopen(path: path, configuration: configuration).writeWithoutTransaction { db in
@@ -288,9 +285,12 @@ extension RewindDatabase {
 
   /// The file's size and its write-ahead log's.
   private func fileSize() -> Int64 {
-    [path, path + "-wal"].reduce(0) { total, path in
-      total + (((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
-    }
+    Self.bytes(of: path) + Self.bytes(of: path + "-wal")
+  }
+
+  /// The size of one file, 0 when there is none.
+  private static func bytes(of file: String) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0
   }
 }
 
