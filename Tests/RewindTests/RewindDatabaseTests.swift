@@ -151,4 +151,26 @@ struct RewindDatabaseTests {
       try database.log(LogQuery(from: seqs[titles[0]]!, text: "ad")).map(\.seq) == titles.map { seqs[$0]! },
       "the action's name, add")
   }
+
+  /// A view-state value is JSON text inside the changes' JSON, so its quotes and newlines are
+  /// escaped twice there: the search finds it as typed in entries whose payload does not hold
+  /// it (the search cleared, and a jump back that restores it).
+  @Test func theLogsSearchFindsViewStateTextInChangesAlone() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("journal.sqlite")
+    let store = try JournalStore.journal(path: path)
+    let text = "say \"hi\"\nthen go"
+    try store.send(.add(title: "first"))
+    try store.send(.search(text))
+    let searched = store.lastSeq
+    try store.send(.search(""))
+    let cleared = store.lastSeq
+    try store.jump(to: searched)
+    let jumped = store.lastSeq
+    #expect(store.state.view.search == text)
+    let database = try RewindDatabase(path: path, readOnly: true)
+    #expect(try database.log(LogQuery(text: text)).map(\.seq) == [searched, cleared, jumped])
+    #expect(try database.log(LogQuery(text: "\"hi\"")).map(\.seq) == [searched, cleared, jumped])
+    #expect(try database.log(LogQuery(text: "first")).map(\.seq) == [searched - 1])
+  }
 }

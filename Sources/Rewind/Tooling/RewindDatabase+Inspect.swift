@@ -121,7 +121,8 @@ public struct LogQuery: Sendable, Equatable {
   /// Only entries that changed a row of this table.
   public var table: String?
   /// Only entries whose action name, payload or row changes contain this text (as typed, not
-  /// as the log's JSON escapes it: a quote, a newline, a NUL).
+  /// as the log's JSON escapes it: a quote, a newline, a NUL; a view-state value's text is
+  /// found too, though the changes escape it twice).
   public var text: String?
 
   public init(
@@ -175,12 +176,18 @@ extension RewindDatabase {
         // The log's JSON holds text escaped (a quote as `\"`, a newline as `\n`, a NUL as
         // `\u0000`): payloads and changes are searched for the text as written there, the
         // action's name (a plain column) for the text as given, unless it holds a NUL, which
-        // ends a `LIKE` pattern (`%` alone then: every entry).
-        var written = ""
-        JSONText.appendString(text, to: &written)
-        let inJSON = "%" + String(written.dropFirst().dropLast()).escapedForLike + "%"
+        // ends a `LIKE` pattern (`%` alone then: every entry). A view-state value is JSON
+        // text inside the changes' JSON, escaped twice there, so changes are searched for
+        // that form too when it differs.
+        let once = Self.jsonEscaped(text)
+        let twice = Self.jsonEscaped(once)
+        let inJSON = "%" + once.escapedForLike + "%"
         var matches = "payload LIKE ? ESCAPE '\\' OR changes LIKE ? ESCAPE '\\'"
         arguments += [inJSON, inJSON]
+        if twice != once {
+          matches += " OR changes LIKE ? ESCAPE '\\'"
+          arguments += ["%" + twice.escapedForLike + "%"]
+        }
         if !text.contains("\0") {
           matches += " OR action LIKE ? ESCAPE '\\'"
           arguments += ["%" + text.escapedForLike + "%"]
@@ -197,6 +204,13 @@ extension RewindDatabase {
       arguments += [query.limit]
       return try Row.fetchAll(db, sql: sql, arguments: arguments).map(LogRecord.init(row:))
     }
+  }
+
+  /// `text` as the inside of a JSON string holds it, without the quotes.
+  private static func jsonEscaped(_ text: String) -> String {
+    var written = ""
+    JSONText.appendString(text, to: &written)
+    return String(written.dropFirst().dropLast())
   }
 
   /// Describes the database: schema, tables, lists, view state, history position, snapshots.
