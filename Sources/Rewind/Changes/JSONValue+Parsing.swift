@@ -19,7 +19,9 @@ extension JSONValue {
     }
   }
 
-  private struct Parser {
+  /// Reads JSON text from its UTF-8 bytes; ``RowChange/decodeJSON(_:)``'s direct path reads the
+  /// log's row changes with its pieces too.
+  struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
@@ -28,7 +30,19 @@ extension JSONValue {
     }
 
     mutating func skipWhitespace() {
-      while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+      while index < bytes.count {
+        switch bytes[index] {
+        case 0x20, 0x0A, 0x0D, 0x09: index += 1
+        default: return
+        }
+      }
+    }
+
+    /// Whether the next byte is `byte` (then read past it).
+    mutating func take(_ byte: UInt8) -> Bool {
+      guard index < bytes.count, bytes[index] == byte else { return false }
+      index += 1
+      return true
     }
 
     mutating func expect(_ literal: StaticString) throws {

@@ -41,6 +41,11 @@ extension RowChange {
   ///
   /// - Throws: ``RewindError/Code/corruptData`` naming what is malformed.
   public static func decodeJSON(_ text: String) throws -> [RowChange] {
+    try decodeEngineJSON(text) ?? decodeThroughJSONValue(text)
+  }
+
+  /// ``decodeJSON(_:)`` for any shape: the text parsed into ``JSONValue``s, then read as rows.
+  static func decodeThroughJSONValue(_ text: String) throws -> [RowChange] {
     let values: [[String: JSONValue]]
     do {
       guard case .array(let items) = try JSONValue.parse(text) else { throw RewindError(.corruptData, "not an array") }
