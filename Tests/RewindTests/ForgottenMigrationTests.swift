@@ -36,6 +36,34 @@ private struct NoteV2: Entity, Equatable {
   }
 }
 
+/// Version 2 with an optional property instead: GRDB decodes a column the row lacks as `nil`
+/// for it, so reading a row does not fail (found by helper-29's playlist app).
+private struct NoteOptional: Entity, Equatable {
+  static let databaseTableName = "notes"
+  var id: Int64
+  var title: String
+  var pinnedAt: Double?
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("title", .text).notNull()
+      t.column("pinnedAt", .double)
+    }
+  }
+}
+
+private struct NotesOptional: PersistentState, Equatable {
+  var notes = EntityTable<NoteOptional>()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.notes)) }
+}
+
+private struct NotesOptionalReducer: Reducer {
+  func reduce(into state: inout NotesOptional, action: NoteAction) -> Effect<NoteAction> {
+    if case .add(let id, let title) = action { state.notes.insert(NoteOptional(id: id, title: title, pinnedAt: 1.5)) }
+    return .none
+  }
+}
+
 private struct NotesV1: PersistentState, Equatable {
   var notes = EntityTable<NoteV1>()
   static var schema: StateSchema<Self> { StateSchema(.entities(\.notes)) }
@@ -107,5 +135,37 @@ struct ForgottenMigrationTests {
     expectMissingColumn(error)
     #expect(store.state == NotesV2())
     #expect(try dump(path) == file)
+  }
+
+  /// An optional property's column is missing too, whether a migration was forgotten or the
+  /// column was dropped from the file: refused on open, naming it, rather than read as `nil`
+  /// and then failing every write of the table.
+  @Test func aMissingColumnOfAnOptionalPropertyIsRefusedOnOpen() throws {
+    do {
+      let store = try Store(path: path, initialState: NotesV1(), reducer: NotesV1Reducer())
+      try store.send(.add(id: 1, title: "Groceries"))
+    }
+    var file = try dump(path)
+    let openOptional = { try Store(path: path, initialState: NotesOptional(), reducer: NotesOptionalReducer()) }
+    var error = #expect(throws: RewindError.self) { _ = try openOptional() }
+    #expect(error?.code == .schemaMismatch, "\(String(describing: error))")
+    #expect(error?.message.contains("pinnedAt") == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("migration") == true, "\(error?.message ?? "")")
+    #expect(try dump(path) == file)
+
+    // A file the optional version made, whose column was dropped behind its back.
+    let other = directory.path("dropped.sqlite")
+    do {
+      let store = try Store(path: other, initialState: NotesOptional(), reducer: NotesOptionalReducer())
+      try store.send(.add(id: 1, title: "Groceries"))
+    }
+    try DatabaseQueue(path: other).write { try $0.execute(sql: "ALTER TABLE notes DROP COLUMN pinnedAt") }
+    file = try dump(other)
+    error = #expect(throws: RewindError.self) {
+      _ = try Store(path: other, initialState: NotesOptional(), reducer: NotesOptionalReducer())
+    }
+    #expect(error?.code == .schemaMismatch, "\(String(describing: error))")
+    #expect(error?.message.contains("pinnedAt") == true, "\(error?.message ?? "")")
+    #expect(try dump(other) == file)
   }
 }

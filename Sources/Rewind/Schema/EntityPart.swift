@@ -90,6 +90,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
         (try? firstUndecodableKey(db, order: order)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
       throw RewindError(.corruptData, "a row of \(table) does not decode as \(E.self)\(key)", underlying: error)
     }
+    if count > 0 { try checkWrittenColumns(db, order: order) }
     let keyPath = keyPath
     #if DEBUG
       if order != nil {
@@ -101,6 +102,23 @@ final class EntityPart<Root, E: Entity>: StatePart {
     // Taken when the state is put together, after the other parts are read: the table is
     // built meanwhile.
     return { root in root[keyPath: keyPath] = build.take() }
+  }
+
+  /// Refuses a table that lacks a column the entity's rows write, found from one of its rows:
+  /// a property that decodes a missing column (an optional one reads `nil`) did not fail the
+  /// load, but every write of the table would fail. (An empty table has no row to tell it
+  /// from; its first write says the same.)
+  @usableFromInline
+  func checkWrittenColumns(_ db: Database, order: [String]?) throws {
+    guard let row = try Row.fetchOne(db, sql: selection(order) + " LIMIT 1"),
+      let written = try? (order == nil ? E(row: row) : E(orderedRow: row)).databaseRowImage().keys
+    else { return }
+    let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+    guard let column = written.first(where: { !existing.contains($0.lowercased()) }) else { return }
+    throw RewindError(
+      .schemaMismatch,
+      "\(table) has no column \(column), which \(E.self) writes: the table is older than the app's entity (is the app migration that adds it missing?); nothing was changed"
+    )
   }
 
   /// The column a decoding `error` says the entity reads and the table does not have (GRDB's
