@@ -63,6 +63,35 @@ struct HistoryTests {
     #expect(store.state.view.selection == 1)
   }
 
+  /// No view-state row loads as the property's default, so undo counts a row the step left
+  /// holding the default, and removed since (a view-only jump to seq 0 removes every row),
+  /// as still what the step left: the value it replaced comes back. Found by helper-29's
+  /// playlist app (its model test).
+  @Test func undoRestoresAViewValueTheStepSetToTheDefaultWhoseRowWasRemovedSince() throws {
+    let journal = try JournalStore.journal(path: directory.path("journal.sqlite"))
+    try journal.send(.add(title: "One"))
+    try journal.send(.select(id: 1))  // so that the jump to seq 0 below changes what shows
+    try journal.send(.scroll(5))
+    try journal.send(.scroll(0))  // a row holding the default
+    let one = journal.lastSeq
+    try journal.send(.scroll(21))
+    try journal.send(.add(title: "Two"))
+    try journal.jump(to: one)  // an undoable step: the second entry goes, the scroll's row holds 0
+    #expect(journal.state.view.scroll == 0)
+    // Not a step; it removes every view row, and the scroll shows 0 before and after.
+    #expect(try journal.jump(to: 0, timeline: .view) != nil)
+    #expect(journal.state.view.scroll == 0 && journal.state.view.selection == nil)
+    try journal.undo()
+    #expect(journal.state.entries.count == 2)
+    #expect(journal.state.view.scroll == 21)
+    #expect(journal.state.view.selection == nil, "the selection the jump to seq 0 cleared is not the step's")
+    #expect(try fileState(directory.path("journal.sqlite")) == journal.state)
+    try journal.redo()
+    #expect(journal.state.entries.count == 1)
+    #expect(journal.state.view.scroll == 0)
+    #expect(try fileState(directory.path("journal.sqlite")) == journal.state)
+  }
+
   @Test func consecutiveAppendsAreOneStepEvenAcrossRelaunch() throws {
     try open().send(.add(title: "X"))
     try open().send(.add(title: "T"))

@@ -463,20 +463,25 @@ struct HistoryLog {
   }
 
   /// Reverts the step on top of the undo stack, or returns `nil` when there is nothing to undo.
-  mutating func undo(_ db: Database) throws -> StepMove? {
-    try move(.backward, db)
+  ///
+  /// `loadsAlike` tells a view-state row and no row apart only where they load as different
+  /// values (see ``revert(_:_:loadsAlike:)``); the tool, with no app, has no defaults.
+  mutating func undo(_ db: Database, loadsAlike: (RowChange) -> Bool = { _ in false }) throws -> StepMove? {
+    try move(.backward, db, loadsAlike)
   }
 
   /// Reapplies the step on top of the redo stack, or returns `nil` when there is nothing to redo.
-  mutating func redo(_ db: Database) throws -> StepMove? {
-    try move(.forward, db)
+  mutating func redo(_ db: Database, loadsAlike: (RowChange) -> Bool = { _ in false }) throws -> StepMove? {
+    try move(.forward, db, loadsAlike)
   }
 
   /// Undo (`.backward`) or redo (`.forward`): reverts the step's latest application column by
   /// column (see ``revert(_:_:)``), refuses if that breaks an invariant, and moves the step to
   /// the other stack. Its entry (and a repair appended right after it) is recorded as the step's
   /// latest application, so that the next move reverts exactly this one.
-  private mutating func move(_ direction: ChangeDirection, _ db: Database) throws -> StepMove? {
+  private mutating func move(
+    _ direction: ChangeDirection, _ db: Database, _ loadsAlike: (RowChange) -> Bool
+  ) throws -> StepMove? {
     let undoing = direction == .backward
     guard let step = undoing ? position.nextUndo : position.nextRedo else { return nil }
     let barrier = tables.appSchema.lastBarrier
@@ -486,7 +491,7 @@ struct HistoryLog {
         "step \(step) is before the app migration at seq \(barrier), which history does not cross: it can be read (log, export --at), not \(undoing ? "undone" : "redone")"
       )
     }
-    let changes = try revert(try latestApplication(ofStep: step, db), db)
+    let changes = try revert(try latestApplication(ofStep: step, db), db, loadsAlike: loadsAlike)
     let entry = LogEntry(
       kind: undoing ? .undo : .redo, action: undoing ? "undo" : "redo", payload: #"{"step":\#(step)}"#,
       changes: changes, undo: .none)
@@ -559,10 +564,13 @@ struct HistoryLog {
   ///   wrote; a column changed since (by another writer, a non-undoable action, the tool) is
   ///   kept, and a row deleted since stays deleted;
   /// - a row it inserted is deleted, whatever changed in it since (the deleted row, with those
-  ///   changes, is what the next redo brings back); but a view-state row, which stands for a
-  ///   property's value (no row: `nil`), is deleted only while it holds what the step wrote,
-  ///   as a column would be;
-  /// - a row it deleted is inserted again, unless a row with that key exists by now.
+  ///   changes, is what the next redo brings back);
+  /// - a row it deleted is inserted again, unless a row with that key exists by now;
+  /// - but a view-state row stands for a property's value, as a column does: it gets back
+  ///   what it was before the step (a row, or none) only while it still holds what the step
+  ///   left. No row and a row holding the property's default load as the same value, so they
+  ///   count as the same when `loadsAlike` says so of the change from one to the other (a
+  ///   view-only jump to seq 0 removes rows an undoable step left holding the default).
   ///
   /// A list entry's `owner` and `position` say together where it is: they are reverted
   /// together, only while both hold what the step wrote (an entry moved since stays where it
@@ -571,15 +579,22 @@ struct HistoryLog {
   /// one (they would sort by id, not where either was put).
   ///
   /// Rows already as wanted are left out.
-  func revert(_ applied: [RowChange], _ db: Database) throws -> [RowChange] {
+  func revert(
+    _ applied: [RowChange], _ db: Database, loadsAlike: (RowChange) -> Bool = { _ in false }
+  ) throws -> [RowChange] {
     var changes: [RowChange] = []
     for change in applied.reversed() {
       let current = try currentRow(table: change.table, key: change.key, db)
       let target: RowImage?
       switch (change.before, change.after) {
-      case (nil, let after):
-        // A view property set from nil since holds someone else's value: kept.
-        if change.table == EngineTable.viewState.name, let current, current != after { continue }
+      case _ where change.table == EngineTable.viewState.name:
+        // A value set since (by another writer, a non-undoable action) is someone else's: kept.
+        guard
+          current == change.after
+            || loadsAlike(RowChange(table: change.table, key: change.key, before: current, after: change.after))
+        else { continue }
+        target = change.before
+      case (nil, _):
         target = nil
       case (let before?, nil):
         target = current ?? before

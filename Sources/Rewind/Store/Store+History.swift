@@ -24,8 +24,9 @@ extension Store {
   /// the step did not write: a column changed since by another writer, a non-undoable action
   /// or the `rewind` tool keeps its value, and a row deleted since stays deleted. A row the step
   /// inserted is deleted, unless it is a view-state row that holds another value by now (a
-  /// selection made since is kept). Redo reverts exactly what the undo did, so undo then redo returns to
-  /// where it started.
+  /// selection made since is kept); a view property with no row holds its default, so a row
+  /// the step left holding the default and removed since still counts as what the step left.
+  /// Redo reverts exactly what the undo did, so undo then redo returns to where it started.
   ///
   /// - Returns: the seq of the `undo` entry, or `nil` when there is nothing to undo.
   /// - Throws: ``RewindError/Code/conflict`` naming the rows, when undoing would leave an order
@@ -34,7 +35,7 @@ extension Store {
   @discardableResult
   public func undo() throws -> Int64? {
     try runHistoryOperation("undo") { db, history in
-      try history.undo(db).map { ($0.seq, $0.changes) }
+      try history.undo(db, loadsAlike: loadsAlike).map { ($0.seq, $0.changes) }
     }
   }
 
@@ -48,8 +49,14 @@ extension Store {
   @discardableResult
   public func redo() throws -> Int64? {
     try runHistoryOperation("redo") { db, history in
-      try history.redo(db).map { ($0.seq, $0.changes) }
+      try history.redo(db, loadsAlike: loadsAlike).map { ($0.seq, $0.changes) }
     }
+  }
+
+  /// Whether a view-state row and no row, the two sides of `change`, load as the same value:
+  /// the row holds its property's default. Undo and redo treat them as the same.
+  private func loadsAlike(_ change: RowChange) -> Bool {
+    (change.before == nil) != (change.after == nil) && repository.schema.leaveStateAsIs([change])
   }
 
   /// Moves the state to what it was right after `seq`: the whole state, or the document or
