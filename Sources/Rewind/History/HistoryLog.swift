@@ -476,9 +476,9 @@ struct HistoryLog {
   }
 
   /// Undo (`.backward`) or redo (`.forward`): reverts the step's latest application column by
-  /// column (see ``revert(_:_:)``), refuses if that breaks an invariant, and moves the step to
-  /// the other stack. Its entry (and a repair appended right after it) is recorded as the step's
-  /// latest application, so that the next move reverts exactly this one.
+  /// column (see ``revert(_:_:loadsAlike:)``), refuses if that breaks an invariant, and moves
+  /// the step to the other stack. Its entry (and a repair appended right after it) is recorded
+  /// as the step's latest application, so that the next move reverts exactly this one.
   private mutating func move(
     _ direction: ChangeDirection, _ db: Database, _ loadsAlike: (RowChange) -> Bool
   ) throws -> StepMove? {
