@@ -20,13 +20,6 @@ func expectPlaylistReopenMatches(
     sourceLocation: sourceLocation)
 }
 
-@discardableResult
-func expectHealthy(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
-  let report = try RewindDatabase(path: path, readOnly: true).verify()
-  #expect(report.isHealthy, "\(report.problems)", sourceLocation: sourceLocation)
-  return report.isHealthy
-}
-
 let plMix = plUUID(1)
 let plRoad = plUUID(2)
 let plJazz = plUUID(3)
