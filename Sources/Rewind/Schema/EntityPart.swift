@@ -81,10 +81,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
         : try EntityTable.build(loading: rows, count: count) { try E(orderedRow: $0) }
     } catch {
       if let column = try missingColumn(named: error, db) {
-        throw RewindError(
-          .schemaMismatch,
-          "\(table) has no column \(column), which \(E.self) reads: the table is older than the app's entity (is the app migration that adds it missing?); nothing was changed",
-          underlying: error)
+        throw missingColumnError(column, "reads", underlying: error)
       }
       let key =
         (try? firstUndecodableKey(db, order: order)).flatMap { $0 }.map { ": the row keyed \(describe($0))" } ?? ""
@@ -113,12 +110,24 @@ final class EntityPart<Root, E: Entity>: StatePart {
     guard let row = try Row.fetchOne(db, sql: selection(order) + " LIMIT 1"),
       let written = try? (order == nil ? E(row: row) : E(orderedRow: row)).databaseRowImage().keys
     else { return }
-    let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+    let existing = try columnNames(db)
     guard let column = written.first(where: { !existing.contains($0.lowercased()) }) else { return }
-    throw RewindError(
+    throw missingColumnError(column, "writes", underlying: nil)
+  }
+
+  /// The table's column names, lowercased: SQLite compares names ignoring case.
+  @usableFromInline
+  func columnNames(_ db: Database) throws -> Set<String> {
+    Set(try db.columns(in: table).map { $0.name.lowercased() })
+  }
+
+  /// The refusal of a table that lacks `column`, which the entity `access`es (reads, writes).
+  @usableFromInline
+  func missingColumnError(_ column: String, _ access: String, underlying: (any Error & Sendable)?) -> RewindError {
+    RewindError(
       .schemaMismatch,
-      "\(table) has no column \(column), which \(E.self) writes: the table is older than the app's entity (is the app migration that adds it missing?); nothing was changed"
-    )
+      "\(table) has no column \(column), which \(E.self) \(access): the table is older than the app's entity (is the app migration that adds it missing?); nothing was changed",
+      underlying: underlying)
   }
 
   /// The column a decoding `error` says the entity reads and the table does not have (GRDB's
@@ -130,8 +139,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       let end = text[start...].firstIndex(of: "\"")
     else { return nil }
     let column = String(text[start..<end])
-    let columns = try db.columns(in: table).map { $0.name.lowercased() }
-    return columns.contains(column.lowercased()) ? nil : column
+    return try columnNames(db).contains(column.lowercased()) ? nil : column
   }
 
   /// Refuses an ``Entity/databaseColumnOrder`` that does not name each of the table's
