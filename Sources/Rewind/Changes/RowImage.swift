@@ -224,6 +224,29 @@ extension RowImage {
 }
 
 extension RowImage {
+  /// Takes the keys of many rows of one table: rows that share their ``Columns`` (a table
+  /// scan's) give keys that share theirs, found once rather than once a row.
+  struct KeyProjection {
+    let keyColumns: [String]
+    /// The columns of the last row seen, the key's columns for them (`nil`: the whole row is
+    /// its key) and the places of the key's values among the row's.
+    private var last: (row: Columns, key: Columns?, places: [Int])?
+
+    init(keyColumns: [String]) { self.keyColumns = keyColumns }
+
+    /// `row`'s key: ``RowImage/keeping(_:)`` of the key columns.
+    mutating func key(of row: RowImage) -> RowImage {
+      if last?.row !== row.storedColumns {
+        let names = row.storedColumns.names
+        let places = names.indices.filter { keyColumns.contains(names[$0]) }
+        let key = places.count == names.count ? nil : Columns(sortedNames: places.map { names[$0] })
+        last = (row.storedColumns, key, places)
+      }
+      guard let (_, key, places) = last, let key else { return row }
+      return RowImage(columns: key, sortedValues: places.map { row.storedValues[$0] })
+    }
+  }
+
   /// The row with only `columns` (those it has).
   func keeping(_ columns: [String]) -> RowImage {
     let kept = indices.filter { columns.contains(self.columns.names[$0]) }

@@ -30,11 +30,35 @@ struct StateRows: Equatable {
     var rows: [Row: Row] = [:]
     let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
     var layout = RowImage.Layout(table: table)
+    var keys = RowImage.KeyProjection(keyColumns: keyColumns)
     while let row = try cursor.next() {
       let image = layout.image(of: row)
-      rows[image.keeping(keyColumns)] = image
+      rows[keys.key(of: image)] = image
     }
     return rows
+  }
+
+  /// Whether the catalog's tables in `db` hold exactly these rows, compared as they are read:
+  /// nothing is kept, so a check of a large state holds it once, not twice.
+  func matchesTables(in db: Database, catalog: TableCatalog) throws -> Bool {
+    let names = catalog.tableNames
+    // Rows of a table the catalog does not name (a log edited to name one) are not in `db`.
+    guard tables.allSatisfy({ table, rows in rows.isEmpty || names.contains(table) }) else { return false }
+    for table in names {
+      let expected = tables[table] ?? [:]
+      let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+      var layout = RowImage.Layout(table: table)
+      var keys = RowImage.KeyProjection(keyColumns: catalog.keyColumns(of: table))
+      var matched = 0
+      while let row = try cursor.next() {
+        let image = layout.image(of: row)
+        guard expected[keys.key(of: image)] == image else { return false }
+        matched += 1
+      }
+      // Keys are unique in a table, so every expected row was found once.
+      guard matched == expected.count else { return false }
+    }
+    return true
   }
 
   /// A row as the log's images hold it: every column, except the one

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+/// `verify` compares the state tables with the replayed log row by row as it reads them, and
+/// reads them whole only when they differ, to list the differences: every kind of difference
+/// made by hand is still found and named, and the file is left as it was.
+@MainActor
+struct VerifyTableComparisonTests {
+  /// A file of three tasks, one toggled and one selected, healthy; returns its path.
+  private func healthyFile(in directory: TemporaryDirectory) throws -> String {
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    try store.send(.add(title: "One"))
+    try store.send(.add(title: "Two"))
+    try store.send(.add(title: "Three"))
+    try store.send(.toggle(id: 2))
+    try store.send(.select(id: 3))
+    return path
+  }
+
+  /// Runs `sql` on the file outside the engine, then verifies it: returns the problems, after
+  /// checking that verifying left the file's bytes as they were.
+  private func problems(after sql: String, on path: String) throws -> [String] {
+    let queue = try DatabaseQueue(path: path)
+    try queue.write { db in
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      try db.execute(sql: sql)
+    }
+    try queue.close()
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let report = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "verify changed the file")
+    #expect(!report.passed.contains { $0.hasPrefix("tables:") }, "the tables were said to match")
+    return report.problems
+  }
+
+  @Test func aHealthyFileSaysItsTablesMatch() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    let report = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(report.isHealthy, "\(report.problems)")
+    #expect(
+      report.passed.contains("tables: list_entries, projects, tasks, view_state match the replayed log exactly"))
+  }
+
+  @Test func aValueEditedByHandIsNamed() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    let problems = try problems(after: "UPDATE tasks SET title = 'Deux' WHERE id = 2", on: path)
+    #expect(
+      problems == [
+        #"tasks {"id":2}: the table has {"done":1,"id":2,"notes":"","projectId":null,"title":"Deux"}, the log says {"done":1,"id":2,"notes":"","projectId":null,"title":"Two"}"#
+      ])
+  }
+
+  /// The same bytes as another type: a blob where the log has text (a TEXT column would turn
+  /// an integer back into text).
+  @Test func aValueOfAnotherTypeIsNamed() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    let problems = try problems(
+      after: "UPDATE tasks SET notes = CAST(notes AS BLOB) WHERE id = 1", on: path)
+    #expect(problems.count == 1, "\(problems)")
+    #expect(
+      problems.first?.hasPrefix(#"tasks {"id":1}: the table has {"done":0,"id":1,"notes":{"$blob":""#) == true,
+      "\(problems)")
+  }
+
+  @Test func aRowAddedByHandIsNamed() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    let problems = try problems(
+      after: "INSERT INTO tasks (id, title, done, notes) VALUES (9, 'Nine', 0, '')", on: path)
+    #expect(
+      problems.contains {
+        $0.hasPrefix(#"tasks {"id":9}: the table has {"done":0,"id":9,"#) && $0.hasSuffix("the log says absent")
+      }, "\(problems)")
+  }
+
+  @Test func aRowRemovedByHandIsNamed() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    let problems = try problems(after: "DELETE FROM view_state", on: path)
+    #expect(!problems.isEmpty)
+    #expect(problems.allSatisfy { $0.hasPrefix("view_state ") && $0.contains("the table has absent") }, "\(problems)")
+  }
+
+  /// As many rows as the log says, but one under another key: a count alone would miss it.
+  @Test func aRowMovedToAnotherKeyIsNamedAtBothKeys() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    let problems = try problems(after: "UPDATE tasks SET id = 7 WHERE id = 3", on: path)
+    #expect(problems.contains { $0.hasPrefix(#"tasks {"id":3}: the table has absent"#) }, "\(problems)")
+    #expect(problems.contains { $0.hasPrefix(#"tasks {"id":7}: the table has {"#) }, "\(problems)")
+  }
+
+  /// Two rows whose values were swapped: the same rows, under the wrong keys.
+  @Test func rowsSwappedBetweenKeysAreNamed() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    let problems = try problems(
+      after: """
+        UPDATE tasks SET title = CASE id WHEN 1 THEN 'Three' ELSE 'One' END WHERE id IN (1, 3)
+        """, on: path)
+    #expect(problems.count == 2, "\(problems)")
+    #expect(problems.first?.hasPrefix(#"tasks {"id":1}"#) == true, "in key order: \(problems)")
+    #expect(problems.last?.hasPrefix(#"tasks {"id":3}"#) == true, "in key order: \(problems)")
+  }
+}
