@@ -27,7 +27,7 @@ extension RowChange {
 /// Reads the log's row changes in the shape the engine writes them (see
 /// ``RowChange/decodeEngineJSON(_:)``); throws at anything else.
 private struct ChangesReader {
-  struct NotEngineShape: Error {}
+  typealias NotEngineShape = JSONValue.Parser.NotEngineShape
 
   var parser: JSONValue.Parser
   /// The columns of the rows read so far, shared by the rows that have the same.
@@ -106,28 +106,11 @@ private struct ChangesReader {
     return RowImage(columns: shared(names), sortedValues: values)
   }
 
-  private mutating func value() throws -> DatabaseValue {
-    guard parser.index < parser.bytes.count else { throw NotEngineShape() }
-    switch parser.bytes[parser.index] {
-    case UInt8(ascii: "\""): return try string().databaseValue
-    case UInt8(ascii: "n"):
-      try parser.expect("null")
-      return .null
-    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parser.number().databaseValue()
-    default: throw NotEngineShape()
-    }
-  }
+  private mutating func value() throws -> DatabaseValue { try parser.plainValue() }
 
-  private mutating func string() throws -> String {
-    guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\"") else {
-      throw NotEngineShape()
-    }
-    return try parser.string()
-  }
+  private mutating func string() throws -> String { try parser.plainString() }
 
-  private mutating func expect(_ byte: UInt8) throws {
-    guard parser.take(byte) else { throw NotEngineShape() }
-  }
+  private mutating func expect(_ byte: UInt8) throws { try parser.require(byte) }
 
   /// The `Columns` named `names`: one of those read already when it has the same names. An
   /// entry's rows come from a few tables, so the few kept are searched in turn.

@@ -52,11 +52,21 @@ extension StateRows {
     validate: Bool = true
   ) throws {
     self.init(empty: catalog)
-    for (stored, storedRow) in try Self.images(json: json) {
+    let images = try Self.images(json: json)
+    // Each table's dictionary is sized for its rows at once, not grown by doubling (the
+    // rows come table by table).
+    var start = images.startIndex
+    while start < images.endIndex, operations.isEmpty {
+      let end = images[start...].firstIndex { $0.table != images[start].table } ?? images.endIndex
+      tables[images[start].table, default: [:]].reserveCapacity(end - start)
+      start = end
+    }
+    var keys: (table: String, projection: RowImage.KeyProjection)?
+    for (stored, storedRow) in images {
       guard let (table, row) = AppSchemaHistory.apply(operations, toRowOf: stored, storedRow) else { continue }
-      let keyColumns = catalog.keyColumns(of: table)
+      if keys?.table != table { keys = (table, RowImage.KeyProjection(keyColumns: catalog.keyColumns(of: table))) }
       // A table the catalog does not know (history before a barrier) is keyed by whole rows.
-      let key = keyColumns.isEmpty ? row : row.keeping(keyColumns)
+      let key = keys!.projection.keyColumns.isEmpty ? row : keys!.projection.key(of: row)
       if validate { try catalog.validate(RowChange(table: table, key: key, before: nil, after: row)) }
       tables[table, default: [:]][key] = row
     }
@@ -66,6 +76,11 @@ extension StateRows {
   ///
   /// - Throws: ``RewindError/Code/corruptData`` naming what is malformed.
   static func images(json: String) throws -> [(table: String, row: Row)] {
+    try directImages(json: json) ?? imagesThroughJSONValue(json: json)
+  }
+
+  /// ``images(json:)`` read through ``JSONValue``: any text, with its errors.
+  static func imagesThroughJSONValue(json: String) throws -> [(table: String, row: Row)] {
     var images: [(table: String, row: Row)] = []
     do {
       guard case .object(let tables) = try JSONValue.parse(json) else {
@@ -100,33 +115,51 @@ extension StateRows {
     guard form.count == 2, case .array(let names)? = form["columns"], case .array(let rows)? = form["rows"] else {
       throw RewindError(.corruptData, "\(table) is an object other than {\"columns\":[...],\"rows\":[...]}")
     }
-    let columnNames = try names.map { name in
-      guard case .string(let name) = name else {
-        throw RewindError(.corruptData, "a column of \(table) is not a string")
-      }
-      return name
-    }
-    guard Set(columnNames).count == columnNames.count else {
-      throw RewindError(.corruptData, "\(table) names a column twice in \(columnNames)")
-    }
-    let columns = RowImage.Columns(columnNames)
-    // A row without the column left out when NULL shares its columns too, rather than making
-    // its own (a million fixed-list entries would make a million).
-    let omitted = columnOmittedWhenNull(in: table).flatMap { column in
-      columns.index(of: column).map { (index: $0, rest: RowImage.Columns(columns.names.filter { $0 != column })) }
-    }
+    let layout = try ColumnsAndRows(
+      table: table,
+      columnNames: names.map { name in
+        guard case .string(let name) = name else {
+          throw RewindError(.corruptData, "a column of \(table) is not a string")
+        }
+        return name
+      })
     for (index, item) in rows.enumerated() {
-      guard case .array(let values) = item, values.count == columnNames.count else {
-        throw RewindError(.corruptData, "row \(index) of \(table) is not an array of \(columnNames.count) values")
+      guard case .array(let values) = item, values.count == layout.columns.names.count else {
+        throw RewindError(
+          .corruptData, "row \(index) of \(table) is not an array of \(layout.columns.names.count) values")
       }
-      let image = RowImage(columns, try values.map { try $0.databaseValue() })
-      if let omitted, image.values[omitted.index] == .null {
-        var values = image.values
-        values.remove(at: omitted.index)
-        images.append((table, RowImage(columns: omitted.rest, sortedValues: values)))
-      } else {
-        images.append((table, image))
+      images.append((table, layout.image(try values.map { try $0.databaseValue() })))
+    }
+  }
+
+  /// The columns of a table written as columns and rows, shared by the images of its rows.
+  struct ColumnsAndRows {
+    /// The columns, given in the order the text names them.
+    let columns: RowImage.Columns
+    /// Where the column left out when NULL is among `columns`, and the columns of a row
+    /// without it: shared too, rather than made for each row (a million fixed-list entries
+    /// would make a million).
+    private let omitted: (index: Int, rest: RowImage.Columns)?
+
+    /// - Throws: ``RewindError/Code/corruptData`` when a column is named twice.
+    init(table: String, columnNames: [String]) throws {
+      guard Set(columnNames).count == columnNames.count else {
+        throw RewindError(.corruptData, "\(table) names a column twice in \(columnNames)")
       }
+      let columns = RowImage.Columns(columnNames)
+      self.columns = columns
+      omitted = columnOmittedWhenNull(in: table).flatMap { column in
+        columns.index(of: column).map { (index: $0, rest: RowImage.Columns(columns.names.filter { $0 != column })) }
+      }
+    }
+
+    /// The image of a row whose `values` are in the order the text names the columns.
+    func image(_ values: [DatabaseValue]) -> Row {
+      let image = RowImage(columns, values)
+      guard let omitted, image.values[omitted.index] == .null else { return image }
+      var values = image.values
+      values.remove(at: omitted.index)
+      return RowImage(columns: omitted.rest, sortedValues: values)
     }
   }
 

@@ -1,0 +1,116 @@
+import GRDB
+
+extension StateRows {
+  /// The rows of a snapshot's text when it has the shape the engine writes, read straight into
+  /// rows; `nil` for anything else, which ``images(json:)`` then reads through ``JSONValue``,
+  /// with its errors.
+  ///
+  /// Verifying a compacted file, compacting, and restoring far back read a snapshot of the
+  /// whole state: through `JSONValue` each row was first an array of values of its own, and
+  /// the whole text a tree of them (most of verifying a million-task compacted file).
+  ///
+  /// The shape read here: an object whose members, each named once, are an empty array or
+  /// `{"columns":[...],"rows":[...]}` in that order, with distinct column names and each row
+  /// an array of as many values as columns, each a null, a number or a string. A value the
+  /// engine tags (`$blob`, `$real`), a table of row objects (the form of schema 9 and
+  /// earlier), or any other shape returns `nil`: the general reader decides what it is, so
+  /// the two readers always agree.
+  static func directImages(json: String) -> [(table: String, row: Row)]? {
+    var json = json
+    return json.withUTF8 { bytes in
+      var reader = SnapshotReader(parser: JSONValue.Parser(bytes: bytes))
+      return try? reader.images()
+    }
+  }
+}
+
+/// Reads a snapshot's text in the shape the engine writes it (see
+/// ``StateRows/directImages(json:)``); throws at anything else.
+private struct SnapshotReader {
+  typealias NotEngineShape = JSONValue.Parser.NotEngineShape
+
+  var parser: JSONValue.Parser
+
+  mutating func images() throws -> [(table: String, row: StateRows.Row)] {
+    var images: [(table: String, row: StateRows.Row)] = []
+    var tables: Set<String> = []
+    parser.skipWhitespace()
+    try expect(UInt8(ascii: "{"))
+    parser.skipWhitespace()
+    if !parser.take(UInt8(ascii: "}")) {
+      repeat {
+        parser.skipWhitespace()
+        let table = try string()
+        guard tables.insert(table).inserted else { throw NotEngineShape() }
+        parser.skipWhitespace()
+        try expect(UInt8(ascii: ":"))
+        parser.skipWhitespace()
+        try appendRows(of: table, to: &images)
+        parser.skipWhitespace()
+      } while parser.take(UInt8(ascii: ","))
+      try expect(UInt8(ascii: "}"))
+    }
+    parser.skipWhitespace()
+    guard parser.index == parser.bytes.count else { throw NotEngineShape() }
+    return images
+  }
+
+  /// A table's rows: `[]`, or `{"columns":[...],"rows":[...]}`.
+  private mutating func appendRows(of table: String, to images: inout [(table: String, row: StateRows.Row)]) throws {
+    if parser.take(UInt8(ascii: "[")) {
+      parser.skipWhitespace()
+      try expect(UInt8(ascii: "]"))
+      return
+    }
+    try expect(UInt8(ascii: "{"))
+    try member("columns")
+    let layout = try StateRows.ColumnsAndRows(table: table, columnNames: try array { try $0.string() })
+    parser.skipWhitespace()
+    try expect(UInt8(ascii: ","))
+    try member("rows")
+    let count = layout.columns.names.count
+    try forEachItem { reader in
+      let values = try reader.array { try $0.value() }
+      guard values.count == count else { throw NotEngineShape() }
+      images.append((table, layout.image(values)))
+    }
+    parser.skipWhitespace()
+    try expect(UInt8(ascii: "}"))
+  }
+
+  /// `"name":`, with any whitespace around.
+  private mutating func member(_ name: String) throws {
+    parser.skipWhitespace()
+    guard try string() == name else { throw NotEngineShape() }
+    parser.skipWhitespace()
+    try expect(UInt8(ascii: ":"))
+    parser.skipWhitespace()
+  }
+
+  /// An array, each item read by `item`.
+  private mutating func array<Item>(_ item: (inout Self) throws -> Item) throws -> [Item] {
+    var items: [Item] = []
+    try forEachItem { items.append(try item(&$0)) }
+    return items
+  }
+
+  /// Reads an array, each item by `read`.
+  private mutating func forEachItem(_ read: (inout Self) throws -> Void) throws {
+    try expect(UInt8(ascii: "["))
+    parser.skipWhitespace()
+    if !parser.take(UInt8(ascii: "]")) {
+      repeat {
+        parser.skipWhitespace()
+        try read(&self)
+        parser.skipWhitespace()
+      } while parser.take(UInt8(ascii: ","))
+      try expect(UInt8(ascii: "]"))
+    }
+  }
+
+  private mutating func value() throws -> DatabaseValue { try parser.plainValue() }
+
+  private mutating func string() throws -> String { try parser.plainString() }
+
+  private mutating func expect(_ byte: UInt8) throws { try parser.require(byte) }
+}
