@@ -84,20 +84,19 @@ struct SnapshotReadingTests {
     #expect(directReads >= 100)
   }
 
-  /// Text in another shape than the engine writes reads as `JSONValue` reads it.
+  /// Text the engine did not write itself, but in its shape (columns out of order,
+  /// whitespace, an owner left out when NULL, no table), is read directly, as `JSONValue`
+  /// reads it.
   @Test(arguments: [
     #"{"t":{"columns":["id","b"],"rows":[[1,2]]}}"#,
-    #"{"t":{"rows":[[1]],"columns":["id"]}}"#,
-    #"{"t":[{"id":1,"b":true}]}"#,
     " { \"t\" : { \"columns\" : [ \"id\" ] , \"rows\" : [ [ 1 ] , [ 2 ] ] } , \"u\" : [ ] } ",
-    #"{"t":{"columns":["id"],"rows":[[1]]},"t":{"columns":["id"],"rows":[[2]]}}"#,
-    #"{"t":{"columns":["x"],"rows":[[{"$blob":"AAE="}],[{"$real":"-inf"}]]}}"#,
     #"{"list_entries":{"columns":["id","list","owner","position"],"rows":[[1,"a",null,"a0"],[2,"a",7,"a1"]]}}"#,
+    #"{"t":{"columns":["\u00e9","a\"b"],"rows":[["\ud83d\ude00",-1.5e3]]}}"#,
     #"{}"#,
   ])
-  func anotherShapeReadsAsTheGeneralReaderReadsIt(_ text: String) throws {
-    #expect(
-      rowsByTable(try StateRows.images(json: text)) == rowsByTable(try StateRows.imagesThroughJSONValue(json: text)))
+  func theEnginesShapeIsReadDirectlyAsTheGeneralReaderReadsIt(_ text: String) throws {
+    let direct = try #require(StateRows.directImages(json: text))
+    #expect(rowsByTable(direct) == rowsByTable(try StateRows.imagesThroughJSONValue(json: text)))
   }
 
   /// What the direct reader leaves to the general one, it leaves whole: it never returns rows

@@ -25,17 +25,112 @@ struct VerifyTableComparisonTests {
   /// Runs `sql` on the file outside the engine, then verifies it: returns the problems, after
   /// checking that verifying left the file's bytes as they were.
   private func problems(after sql: String, on path: String) throws -> [String] {
-    let queue = try DatabaseQueue(path: path)
-    try queue.write { db in
-      try db.execute(sql: "PRAGMA foreign_keys = OFF")
-      try db.execute(sql: sql)
-    }
-    try queue.close()
+    try edit(path, sql)
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
     let report = try RewindDatabase(path: path, readOnly: true).verify()
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "verify changed the file")
     #expect(!report.passed.contains { $0.hasPrefix("tables:") }, "the tables were said to match")
     return report.problems
+  }
+
+  /// Runs `sql` on the file outside the engine, with foreign keys off (set outside any
+  /// transaction, where SQLite ignores it).
+  private func edit(_ path: String, _ sql: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      try db.inTransaction {
+        try db.execute(sql: sql)
+        return .commit
+      }
+    }
+    try queue.close()
+  }
+
+  /// The state the file's tables hold, as verify's replay would hold it, and the comparison
+  /// verify makes first: row by row, nothing kept.
+  private func matches(_ path: String, _ rows: StateRows) throws -> Bool {
+    try RewindDatabase(path: path, readOnly: true).read { db, history in
+      try rows.matchesTables(in: db, catalog: history.tables)
+    }
+  }
+
+  private func stateRows(_ path: String) throws -> StateRows {
+    try RewindDatabase(path: path, readOnly: true).read { db, history in
+      try StateRows(db, catalog: history.tables)
+    }
+  }
+
+  /// The row-by-row comparison itself: true for the tables it was read from, false after
+  /// each kind of edit.
+  @Test func theRowByRowComparisonFindsEveryKindOfEdit() throws {
+    let edits = [
+      "UPDATE tasks SET title = 'Deux' WHERE id = 2",
+      "UPDATE tasks SET notes = CAST(notes AS BLOB) WHERE id = 1",
+      "INSERT INTO tasks (id, title, done, notes) VALUES (9, 'Nine', 0, '')",
+      "DELETE FROM view_state WHERE path = 'selection'",
+      "UPDATE tasks SET id = 7 WHERE id = 3",
+      "UPDATE list_entries SET position = position || '0' WHERE id = 1",
+    ]
+    for edit in edits {
+      let directory = try TemporaryDirectory()
+      let path = try healthyFile(in: directory)
+      let rows = try stateRows(path)
+      #expect(try matches(path, rows))
+      try self.edit(path, edit)
+      #expect(try !matches(path, rows), "\(edit)")
+    }
+  }
+
+  /// A table whose key column is not its primary key may hold a row twice in place of
+  /// another: as many rows as expected, each equal to an expected one, is no match then.
+  @Test func aRowRepeatedInPlaceOfAnotherIsFoundWhereKeysAreNotUnique() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    // The same table without its primary key, rebuilt by hand.
+    try edit(
+      path,
+      """
+      CREATE TABLE copy AS SELECT * FROM tasks; DROP TABLE tasks; ALTER TABLE copy RENAME TO tasks;
+      """)
+    let rows = try stateRows(path)
+    #expect(try matches(path, rows))
+    try edit(path, "DELETE FROM tasks WHERE id = 2; INSERT INTO tasks SELECT * FROM tasks WHERE id = 1")
+    #expect(try !matches(path, rows))
+    let problems = try RewindDatabase(path: path, readOnly: true).verify().problems
+    #expect(problems.contains { $0.hasPrefix(#"tasks {"id":2}: the table has absent"#) }, "\(problems)")
+  }
+
+  /// An entry that changes one row twice replays in order: the second change starts from the
+  /// row the first left (as `apply` and undo take them), and one that does not is a conflict.
+  @Test func anEntryThatChangesARowTwiceReplaysInOrder() throws {
+    let directory = try TemporaryDirectory()
+    let path = try healthyFile(in: directory)
+    // The toggle of task 2 (done 0 -> 1), split into 0 -> 5 and 5 -> 1 by hand.
+    let (seq, toggle) = try RewindDatabase(path: path, readOnly: true).read { db, history in
+      let entry = try Row.fetchOne(
+        db, sql: "SELECT seq, changes FROM action_log WHERE action = 'toggle' ORDER BY seq DESC LIMIT 1")!
+      return (entry["seq"] as Int64, try RowChange.decodeJSON(entry["changes"]))
+    }
+    let change = try #require(toggle.first { $0.table == "tasks" })
+    let midway = change.after!.setting("done", to: 5.databaseValue)
+    func store(_ changes: [RowChange]) throws {
+      try edit(path, "UPDATE action_log SET changes = '\(RowChange.json(changes))' WHERE seq = \(seq)")
+    }
+    try store([
+      RowChange(table: "tasks", key: change.key, before: change.before, after: midway),
+      RowChange(table: "tasks", key: change.key, before: midway, after: change.after),
+    ])
+    let inOrder = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(inOrder.isHealthy, "\(inOrder.problems)")
+    // Both changes starting from the row before the entry: the second does not.
+    try store([
+      RowChange(table: "tasks", key: change.key, before: change.before, after: midway),
+      RowChange(table: "tasks", key: change.key, before: change.before, after: change.after),
+    ])
+    let problems = try RewindDatabase(path: path, readOnly: true).verify().problems
+    #expect(problems.count == 1, "\(problems)")
+    #expect(problems.first?.contains(#"tasks {"id":2} should be {"done":0"#) == true, "\(problems)")
   }
 
   @Test func aHealthyFileSaysItsTablesMatch() throws {

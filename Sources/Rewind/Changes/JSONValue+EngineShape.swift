@@ -1,8 +1,9 @@
 import GRDB
 
 /// The pieces of the direct readers of JSON the engine writes itself (the log's row changes,
-/// snapshots): each reads the one shape the engine writes, and throws ``NotEngineShape`` at
-/// anything else, which the general reader (``JSONValue/parse(_:)``) then reads, with its
+/// snapshots): each reads the one shape the engine writes, and throws at anything else
+/// (``NotEngineShape``, or the parser's own error for malformed text). Either way the direct
+/// reader gives up, and the general reader (``JSONValue/parse(_:)``) reads the text, with its
 /// errors.
 extension JSONValue.Parser {
   /// The text is not in the shape the engine writes.

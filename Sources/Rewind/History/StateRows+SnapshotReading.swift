@@ -14,7 +14,8 @@ extension StateRows {
   /// an array of as many values as columns, each a null, a number or a string. A value the
   /// engine tags (`$blob`, `$real`), a table of row objects (the form of schema 9 and
   /// earlier), or any other shape returns `nil`: the general reader decides what it is, so
-  /// the two readers always agree.
+  /// the two readers always agree on each table's rows. (The direct reader gives the tables in
+  /// the text's order, the general one in a dictionary's.)
   static func directImages(json: String) -> [(table: String, row: Row)]? {
     var json = json
     return json.withUTF8 { bytes in

@@ -46,16 +46,21 @@ struct StateRows: Equatable {
     guard tables.allSatisfy({ table, rows in rows.isEmpty || names.contains(table) }) else { return false }
     for table in names {
       let expected = tables[table] ?? [:]
+      let keyColumns = catalog.keyColumns(of: table)
+      // When SQLite keeps the keys unique, as many rows as expected, each found, are every row
+      // expected; otherwise (an entity's key column need not be the table's primary key) the
+      // keys found are kept, so that a row repeated in place of another is no match.
+      var found: Set<Row>? = try db.table(table, hasUniqueKey: keyColumns) ? nil : []
       let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
       var layout = RowImage.Layout(table: table)
-      var keys = RowImage.KeyProjection(keyColumns: catalog.keyColumns(of: table))
+      var keys = RowImage.KeyProjection(keyColumns: keyColumns)
       var matched = 0
       while let row = try cursor.next() {
         let image = layout.image(of: row)
-        guard expected[keys.key(of: image)] == image else { return false }
+        let key = keys.key(of: image)
+        guard expected[key] == image, found?.insert(key).inserted ?? true else { return false }
         matched += 1
       }
-      // Keys are unique in a table, so every expected row was found once.
       guard matched == expected.count else { return false }
     }
     return true

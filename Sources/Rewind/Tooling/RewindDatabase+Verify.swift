@@ -35,7 +35,8 @@ extension RewindDatabase {
         try run.replayed.matchesTables(in: db, catalog: catalog) ? nil : try StateRows(db, catalog: catalog)
       return (run, TableComparison(catalog: catalog, differingRows: differing))
     }
-    var run = checked
+    // Consumed, so that the run holds the only copy of the replayed state freed below.
+    var run = consume checked
     if let tables { run.compare(tables) }
     // Freed off the caller's thread, as a released store's state is: a second at a million
     // tasks, a cache miss a row. (A state kept for compaction stays the caller's.)
@@ -116,8 +117,9 @@ private struct VerificationRun {
     // a long log's replay ends with: they grow once, not by doubling and rehashing every row
     // each time (a tenth of verify's time at 100,000 tasks). So are the last writers, when
     // the log writes every row.
+    // (Best effort: a count that fails, on an index damaged, leaves the damage to the checks.)
     for table in history.tables.tableNames {
-      let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
+      let rows = (try? Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)")) ?? 0
       replayed.tables[table, default: [:]].reserveCapacity(rows)
       if history.baseSeq == 0 { lastWriter[table, default: [:]].reserveCapacity(rows) }
     }
@@ -253,7 +255,8 @@ private struct VerificationRun {
       report.problems.append("\(error.message) (\(action))")
       return false
     }
-    // Each row is read and replaced with one look-up, in the entry's order, as `apply` would.
+    // Each row is read and replaced with one look-up, in the entry's order, as `apply` and
+    // undo apply them: the second of two changes to one row starts from the first one's row.
     for change in changes {
       let actual =
         if let after = change.after {
