@@ -59,10 +59,10 @@ struct ProcessRunner {
     // Read both pipes before waiting, so a full pipe cannot block the child.
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
     let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let exit = process.waitForExit()
     return Result(
-      crashed: process.terminationReason == .uncaughtSignal,
-      status: process.terminationStatus,
+      crashed: exit.crashed,
+      status: exit.status,
       stdout: String(decoding: out, as: UTF8.self),
       stderr: String(decoding: err, as: UTF8.self))
   }

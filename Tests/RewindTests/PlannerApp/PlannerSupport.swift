@@ -66,8 +66,9 @@ func runRewindTool(_ arguments: [String]) throws -> (status: Int32, out: String,
   try process.run()
   let outData = out.fileHandleForReading.readDataToEndOfFile()
   let errData = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+  return (
+    process.waitForExit().status, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
+  )
 }
 
 /// A small planner: two calendars, three events, a venue, an attendee.
