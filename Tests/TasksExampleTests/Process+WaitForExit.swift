@@ -8,6 +8,7 @@ extension Process {
   /// leaves the child to Foundation to reap. (Twin: `RewindTests`' copy.)
   ///
   /// - Returns: the exit status, or the signal that ended the process and `crashed`.
+  @discardableResult
   func waitForExit() -> (status: Int32, crashed: Bool) {
     var info = siginfo_t()
     while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) == -1 {

@@ -84,7 +84,7 @@ struct ReadmeExamplesTests {
       try process.run()
       let out = stdout.fileHandleForReading.readDataToEndOfFile()
       let err = stderr.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
+      process.waitForExit()
       let lines = (String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self))
         .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
       let actual = lines.last == "" ? Array(lines.dropLast()) : lines

@@ -66,5 +66,8 @@ final class RunningProcess: @unchecked Sendable {
     Foundation.kill(process.processIdentifier, SIGKILL)
   }
 
-  func wait() { process.waitUntilExit() }
+  /// Waits for the process to end (see ``Foundation/Process/waitForExit()``): its exit
+  /// status, or the signal that ended it and `crashed`.
+  @discardableResult
+  func wait() -> (status: Int32, crashed: Bool) { process.waitForExit() }
 }

@@ -170,10 +170,9 @@ struct TamperedFileTests {
       let file = directory.path("new-\(round).sqlite")
       let first = try RunningProcess("tasks", ["--db", file, "add", "first"], directory: directory.url)
       let second = try RunningProcess("tasks", ["--db", file, "add", "second"], directory: directory.url)
-      first.wait()
-      second.wait()
-      #expect(first.process.terminationStatus == 0, "round \(round): \(first.standardError())")
-      #expect(second.process.terminationStatus == 0, "round \(round): \(second.standardError())")
+      let (firstExit, secondExit) = (first.wait(), second.wait())
+      #expect(firstExit.status == 0 && !firstExit.crashed, "round \(round): \(first.standardError())")
+      #expect(secondExit.status == 0 && !secondExit.crashed, "round \(round): \(second.standardError())")
       let titles = try DatabaseQueue(path: file).read {
         try String.fetchAll($0, sql: "SELECT title FROM tasks ORDER BY title")
       }
