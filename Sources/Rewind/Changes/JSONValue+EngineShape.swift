@@ -34,3 +34,67 @@ extension JSONValue.Parser {
     guard take(byte) else { throw NotEngineShape() }
   }
 }
+
+/// A direct reader of one shape of engine JSON: its parser, and the loops over arrays and
+/// objects that every such reader runs, each item or member read by the reader itself (which
+/// may keep state of its own, such as the columns read so far).
+protocol EngineShapeReader {
+  var parser: JSONValue.Parser { get set }
+}
+
+extension EngineShapeReader {
+  typealias NotEngineShape = JSONValue.Parser.NotEngineShape
+
+  /// The whole text, read by `read`, with only whitespace around it.
+  mutating func whole<Value>(_ read: (inout Self) throws -> Value) throws -> Value {
+    parser.skipWhitespace()
+    let value = try read(&self)
+    parser.skipWhitespace()
+    guard parser.index == parser.bytes.count else { throw NotEngineShape() }
+    return value
+  }
+
+  /// An array, each item read by `read` (the whitespace around it read past).
+  mutating func forEachElement(_ read: (inout Self) throws -> Void) throws {
+    try expect(UInt8(ascii: "["))
+    parser.skipWhitespace()
+    guard !parser.take(UInt8(ascii: "]")) else { return }
+    repeat {
+      parser.skipWhitespace()
+      try read(&self)
+      parser.skipWhitespace()
+    } while parser.take(UInt8(ascii: ","))
+    try expect(UInt8(ascii: "]"))
+  }
+
+  /// An array, each item read by `item`.
+  mutating func array<Item>(_ item: (inout Self) throws -> Item) throws -> [Item] {
+    var items: [Item] = []
+    try forEachElement { items.append(try item(&$0)) }
+    return items
+  }
+
+  /// An object, each member's value read by `read`, given the member's name (the name, the
+  /// colon and the whitespace around them read past).
+  mutating func forEachMember(_ read: (inout Self, String) throws -> Void) throws {
+    try expect(UInt8(ascii: "{"))
+    parser.skipWhitespace()
+    guard !parser.take(UInt8(ascii: "}")) else { return }
+    repeat {
+      parser.skipWhitespace()
+      let name = try string()
+      parser.skipWhitespace()
+      try expect(UInt8(ascii: ":"))
+      parser.skipWhitespace()
+      try read(&self, name)
+      parser.skipWhitespace()
+    } while parser.take(UInt8(ascii: ","))
+    try expect(UInt8(ascii: "}"))
+  }
+
+  mutating func value() throws -> DatabaseValue { try parser.plainValue() }
+
+  mutating func string() throws -> String { try parser.plainString() }
+
+  mutating func expect(_ byte: UInt8) throws { try parser.require(byte) }
+}

@@ -26,53 +26,29 @@ extension RowChange {
 
 /// Reads the log's row changes in the shape the engine writes them (see
 /// ``RowChange/decodeEngineJSON(_:)``); throws at anything else.
-private struct ChangesReader {
-  typealias NotEngineShape = JSONValue.Parser.NotEngineShape
-
+private struct ChangesReader: EngineShapeReader {
   var parser: JSONValue.Parser
   /// The columns of the rows read so far, shared by the rows that have the same.
   var columns: [RowImage.Columns] = []
 
   mutating func changes() throws -> [RowChange] {
-    parser.skipWhitespace()
-    try expect(UInt8(ascii: "["))
-    var changes: [RowChange] = []
-    parser.skipWhitespace()
-    if !parser.take(UInt8(ascii: "]")) {
-      repeat {
-        parser.skipWhitespace()
-        changes.append(try change())
-        parser.skipWhitespace()
-      } while parser.take(UInt8(ascii: ","))
-      try expect(UInt8(ascii: "]"))
-    }
-    parser.skipWhitespace()
-    guard parser.index == parser.bytes.count else { throw NotEngineShape() }
-    return changes
+    try whole { try $0.array { try $0.change() } }
   }
 
   private mutating func change() throws -> RowChange {
-    try expect(UInt8(ascii: "{"))
     var table: String?
     var key: RowImage??
     var before: RowImage??
     var after: RowImage??
-    repeat {
-      parser.skipWhitespace()
-      let name = try string()
-      parser.skipWhitespace()
-      try expect(UInt8(ascii: ":"))
-      parser.skipWhitespace()
+    try forEachMember { reader, name in
       switch name {
-      case "table" where table == nil: table = try string()
-      case "key" where key == nil: key = try row()
-      case "before" where before == nil: before = try row()
-      case "after" where after == nil: after = try row()
+      case "table" where table == nil: table = try reader.string()
+      case "key" where key == nil: key = try reader.row()
+      case "before" where before == nil: before = try reader.row()
+      case "after" where after == nil: after = try reader.row()
       default: throw NotEngineShape()
       }
-      parser.skipWhitespace()
-    } while parser.take(UInt8(ascii: ","))
-    try expect(UInt8(ascii: "}"))
+    }
     guard let table, let key = key ?? nil, !key.isEmpty else { throw NotEngineShape() }
     return RowChange(table: table, key: key, before: before ?? nil, after: after ?? nil)
   }
@@ -83,34 +59,17 @@ private struct ChangesReader {
       try parser.expect("null")
       return nil
     }
-    try expect(UInt8(ascii: "{"))
     var names: [String] = []
     var values: [DatabaseValue] = []
-    parser.skipWhitespace()
-    if !parser.take(UInt8(ascii: "}")) {
-      repeat {
-        parser.skipWhitespace()
-        let name = try string()
-        // Ascending, as the engine writes them: otherwise sorting (and a repeated name) is the
-        // general reader's.
-        if let last = names.last, !(last < name) { throw NotEngineShape() }
-        names.append(name)
-        parser.skipWhitespace()
-        try expect(UInt8(ascii: ":"))
-        parser.skipWhitespace()
-        values.append(try value())
-        parser.skipWhitespace()
-      } while parser.take(UInt8(ascii: ","))
-      try expect(UInt8(ascii: "}"))
+    try forEachMember { reader, name in
+      // Ascending, as the engine writes them: otherwise sorting (and a repeated name) is the
+      // general reader's.
+      if let last = names.last, !(last < name) { throw NotEngineShape() }
+      names.append(name)
+      values.append(try reader.value())
     }
     return RowImage(columns: shared(names), sortedValues: values)
   }
-
-  private mutating func value() throws -> DatabaseValue { try parser.plainValue() }
-
-  private mutating func string() throws -> String { try parser.plainString() }
-
-  private mutating func expect(_ byte: UInt8) throws { try parser.require(byte) }
 
   /// The `Columns` named `names`: one of those read already when it has the same names. An
   /// entry's rows come from a few tables, so the few kept are searched in turn.

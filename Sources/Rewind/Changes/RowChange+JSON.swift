@@ -22,17 +22,22 @@ extension RowChange {
   /// those bytes, with no `String` made of them.
   static func writeJSON(_ changes: [RowChange], to out: inout TextBuffer) {
     out.append(UInt8(ascii: "["))
-    for (index, change) in changes.enumerated() {
-      if index > 0 { out.append(UInt8(ascii: ",")) }
-      out.appendLiteral(#"{"table":"#)
-      JSONText.appendString(change.table, to: &out)
-      out.appendLiteral(#","key":"#)
-      JSONText.appendRow(change.key, to: &out)
-      out.appendLiteral(#","before":"#)
-      JSONText.appendRow(change.before, to: &out)
-      out.appendLiteral(#","after":"#)
-      JSONText.appendRow(change.after, to: &out)
-      out.append(UInt8(ascii: "}"))
+    // Each change read through its address: taken out of the array, its rows were copied
+    // (retained, then released).
+    changes.withUnsafeBufferPointer { changes in
+      for index in changes.indices {
+        let change = changes.baseAddress! + index
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        out.appendLiteral(#"{"table":"#)
+        JSONText.appendString(change.pointee.table, to: &out)
+        out.appendLiteral(#","key":"#)
+        JSONText.appendRow(change.pointee.key, to: &out)
+        out.appendLiteral(#","before":"#)
+        JSONText.appendRow(change.pointee.before, to: &out)
+        out.appendLiteral(#","after":"#)
+        JSONText.appendRow(change.pointee.after, to: &out)
+        out.append(UInt8(ascii: "}"))
+      }
     }
     out.append(UInt8(ascii: "]"))
   }

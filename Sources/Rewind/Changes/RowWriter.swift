@@ -38,26 +38,30 @@ struct RowWriter {
       prepared = Array(repeating: nil, count: texts.count)
       connection = ObjectIdentifier(db)
     }
-    for index in changes.indices {
-      let change = changes[direction == .forward ? index : changes.count - 1 - index]
-      let (number, arguments) = try prepare(change, direction)
-      let statement: Statement
-      if let cached = prepared[number] {
-        statement = cached
-      } else {
-        do {
-          statement = try db.cachedStatement(sql: texts[number])
-        } catch let error as DatabaseError where error.message?.contains("has no column named") == true {
-          // An entity that gained a property with no app migration adding its column: the
-          // file's table opens (an empty one decodes) and refuses the row here.
-          throw RewindError(
-            .schemaMismatch,
-            "\(error.message ?? ""), which the app's entity writes: the table is older than the entity (is the app migration that adds it missing?); nothing was written",
-            underlying: error)
+    // Each change read through its address: taken out of the array, or passed from it to this
+    // mutating method's `prepare`, it was copied (its parts retained, then released).
+    try changes.withUnsafeBufferPointer { changes in
+      for index in changes.indices {
+        let change = changes.baseAddress! + (direction == .forward ? index : changes.count - 1 - index)
+        let (number, arguments) = try prepare(change, direction)
+        let statement: Statement
+        if let cached = prepared[number] {
+          statement = cached
+        } else {
+          do {
+            statement = try db.cachedStatement(sql: texts[number])
+          } catch let error as DatabaseError where error.message?.contains("has no column named") == true {
+            // An entity that gained a property with no app migration adding its column: the
+            // file's table opens (an empty one decodes) and refuses the row here.
+            throw RewindError(
+              .schemaMismatch,
+              "\(error.message ?? ""), which the app's entity writes: the table is older than the entity (is the app migration that adds it missing?); nothing was written",
+              underlying: error)
+          }
+          prepared[number] = statement
         }
-        prepared[number] = statement
+        try statement.execute(binding: arguments)
       }
-      try statement.execute(binding: arguments)
     }
   }
 
@@ -66,7 +70,7 @@ struct RowWriter {
   mutating func statement(
     for change: RowChange, _ direction: ChangeDirection
   ) throws -> (sql: String, arguments: [DatabaseValue]) {
-    let (number, arguments) = try prepare(change, direction)
+    let (number, arguments) = try withUnsafePointer(to: change) { try prepare($0, direction) }
     return (texts[number], arguments)
   }
 
@@ -75,22 +79,22 @@ struct RowWriter {
   /// is the statement's. A statement is found by the columns of the row and of its key, most
   /// often the very ``RowImage/Columns`` it was made for.
   private mutating func prepare(
-    _ change: RowChange, _ direction: ChangeDirection
+    _ change: UnsafePointer<RowChange>, _ direction: ChangeDirection
   ) throws -> (number: Int, arguments: [DatabaseValue]) {
-    guard let row = change.target(direction) else {
-      if let cached = deletes[change.table]?.first(where: { $0.keyColumns == change.key.columns }) {
-        return (cached.number, change.key.values)
+    guard let row = change.pointee.target(direction) else {
+      if let cached = deletes[change.pointee.table]?.first(where: { $0.keyColumns == change.pointee.key.columns }) {
+        return (cached.number, change.pointee.key.values)
       }
       let delete = Delete(
-        keyColumns: change.key.columns,
-        number: add(Self.deleteSQL(table: change.table, keyColumns: change.key.columns.names)))
-      deletes[change.table, default: []].append(delete)
-      return (delete.number, change.key.values)
+        keyColumns: change.pointee.key.columns,
+        number: add(Self.deleteSQL(table: change.pointee.table, keyColumns: change.pointee.key.columns.names)))
+      deletes[change.pointee.table, default: []].append(delete)
+      return (delete.number, change.pointee.key.values)
     }
-    let upsert = upsert(table: change.table, columns: row.columns, keyColumns: change.key.columns)
+    let upsert = upsert(table: change.pointee.table, columns: row.columns, keyColumns: change.pointee.key.columns)
     try row.values.withUnsafeBufferPointer { values in
       for index in values.indices {
-        try Self.checkStorable(values[index], column: { row.columns.names[index] }, of: change.table)
+        try Self.checkStorable(values[index], column: { row.columns.names[index] }, of: change.pointee.table)
       }
     }
     return (upsert.number, row.values)

@@ -27,32 +27,18 @@ extension StateRows {
 
 /// Reads a snapshot's text in the shape the engine writes it (see
 /// ``StateRows/directImages(json:)``); throws at anything else.
-private struct SnapshotReader {
-  typealias NotEngineShape = JSONValue.Parser.NotEngineShape
-
+private struct SnapshotReader: EngineShapeReader {
   var parser: JSONValue.Parser
 
   mutating func images() throws -> [(table: String, row: StateRows.Row)] {
     var images: [(table: String, row: StateRows.Row)] = []
     var tables: Set<String> = []
-    parser.skipWhitespace()
-    try expect(UInt8(ascii: "{"))
-    parser.skipWhitespace()
-    if !parser.take(UInt8(ascii: "}")) {
-      repeat {
-        parser.skipWhitespace()
-        let table = try string()
+    try whole {
+      try $0.forEachMember { reader, table in
         guard tables.insert(table).inserted else { throw NotEngineShape() }
-        parser.skipWhitespace()
-        try expect(UInt8(ascii: ":"))
-        parser.skipWhitespace()
-        try appendRows(of: table, to: &images)
-        parser.skipWhitespace()
-      } while parser.take(UInt8(ascii: ","))
-      try expect(UInt8(ascii: "}"))
+        try reader.appendRows(of: table, to: &images)
+      }
     }
-    parser.skipWhitespace()
-    guard parser.index == parser.bytes.count else { throw NotEngineShape() }
     return images
   }
 
@@ -70,7 +56,7 @@ private struct SnapshotReader {
     try expect(UInt8(ascii: ","))
     try member("rows")
     let count = layout.columns.names.count
-    try forEachItem { reader in
+    try forEachElement { reader in
       let values = try reader.array { try $0.value() }
       guard values.count == count else { throw NotEngineShape() }
       images.append((table, layout.image(values)))
@@ -87,31 +73,4 @@ private struct SnapshotReader {
     try expect(UInt8(ascii: ":"))
     parser.skipWhitespace()
   }
-
-  /// An array, each item read by `item`.
-  private mutating func array<Item>(_ item: (inout Self) throws -> Item) throws -> [Item] {
-    var items: [Item] = []
-    try forEachItem { items.append(try item(&$0)) }
-    return items
-  }
-
-  /// Reads an array, each item by `read`.
-  private mutating func forEachItem(_ read: (inout Self) throws -> Void) throws {
-    try expect(UInt8(ascii: "["))
-    parser.skipWhitespace()
-    if !parser.take(UInt8(ascii: "]")) {
-      repeat {
-        parser.skipWhitespace()
-        try read(&self)
-        parser.skipWhitespace()
-      } while parser.take(UInt8(ascii: ","))
-      try expect(UInt8(ascii: "]"))
-    }
-  }
-
-  private mutating func value() throws -> DatabaseValue { try parser.plainValue() }
-
-  private mutating func string() throws -> String { try parser.plainString() }
-
-  private mutating func expect(_ byte: UInt8) throws { try parser.require(byte) }
 }

@@ -82,9 +82,18 @@ struct StateRows: Equatable {
   /// Applies row changes: each row becomes what `direction` selects.
   mutating func apply(_ changes: [RowChange], _ direction: ChangeDirection) {
     for index in changes.indices {
-      let change = changes[direction == .forward ? index : changes.count - 1 - index]
-      tables[change.table, default: [:]][change.key] = change.target(direction)
+      replace(with: changes[direction == .forward ? index : changes.count - 1 - index], direction)
     }
+  }
+
+  /// Makes the row of `change` what `direction` selects, with one look-up. Returns the row it
+  /// replaced (`nil`: there was none), which verification compares with the change's image.
+  @discardableResult
+  mutating func replace(with change: RowChange, _ direction: ChangeDirection) -> Row? {
+    if let target = change.target(direction) {
+      return tables[change.table, default: [:]].updateValue(target, forKey: change.key)
+    }
+    return tables[change.table, default: [:]].removeValue(forKey: change.key)
   }
 
   /// The changes that turn this image into `target`, for the tables `timeline` includes.

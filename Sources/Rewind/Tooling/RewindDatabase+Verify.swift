@@ -255,15 +255,10 @@ private struct VerificationRun {
       report.problems.append("\(error.message) (\(action))")
       return false
     }
-    // Each row is read and replaced with one look-up, in the entry's order, as `apply` and
-    // undo apply them: the second of two changes to one row starts from the first one's row.
+    // In the entry's order, as `apply` and undo apply them: the second of two changes to one
+    // row starts from the row the first one left.
     for change in changes {
-      let actual =
-        if let after = change.after {
-          replayed.tables[change.table, default: [:]].updateValue(after, forKey: change.key)
-        } else {
-          replayed.tables[change.table]?.removeValue(forKey: change.key)
-        }
+      let actual = replayed.replace(with: change, .forward)
       if actual != change.before {
         let source =
           lastWriter[change.table]?[change.key].map { "as seq \($0) left it; one of the two entries is wrong" }
