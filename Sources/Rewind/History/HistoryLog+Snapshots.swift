@@ -320,8 +320,14 @@ extension HistoryLog {
   /// The rows of a `snapshots` row (with `seq`, `rows`, `part_set`, `checksum` and
   /// `schema_seq`), checked, in the current shape.
   func snapshotRows(_ row: Row, _ db: Database) throws -> StateRows {
+    try snapshotRows(row, text: try Self.snapshotText(row, db))
+  }
+
+  /// ``snapshotRows(_:_:)`` for a snapshot whose whole text ``snapshotText(_:_:)`` has read:
+  /// no database needed, so that a large snapshot is parsed after its read transaction. (The
+  /// text is consumed: it is freed once its rows are read, before they are stored.)
+  func snapshotRows(_ row: Row, text json: consuming String) throws -> StateRows {
     let seq = try row.checked("seq", in: EngineTable.snapshots.name, as: Int64.self)
-    let json = try Self.snapshotText(row, db)
     // Every snapshot has a checksum since engine schema 9 sealed them (its triggers refuse
     // one without), so a missing one was taken away by hand.
     guard
@@ -334,7 +340,7 @@ extension HistoryLog {
     }
     let shape = try row.checked("schema_seq", in: EngineTable.snapshots.name, as: Int64?.self) ?? seq
     return try StateRows(
-      json: json, catalog: tables, upgradingThrough: tables.appSchema.operations(at: seq, shape: shape),
+      json: consume json, catalog: tables, upgradingThrough: tables.appSchema.operations(at: seq, shape: shape),
       validate: seq >= tables.appSchema.lastBarrier)
   }
 

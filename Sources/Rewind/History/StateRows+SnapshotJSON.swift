@@ -47,12 +47,17 @@ extension StateRows {
 
   /// Reads a snapshot's text (either form), read through `operations` (see
   /// ``AppSchemaHistory``); tables and columns are checked against `catalog` when `validate`.
+  ///
+  /// The text is consumed: freed once its rows are read, before they are stored, so that a
+  /// large state's text (75 MB at a million tasks) and its stored rows are not in memory at
+  /// once, when the caller passes it with `consume`.
   init(
-    json: String, catalog: TableCatalog, upgradingThrough operations: [SchemaChange.Operation] = [],
+    json: consuming String, catalog: TableCatalog, upgradingThrough operations: [SchemaChange.Operation] = [],
     validate: Bool = true
   ) throws {
     self.init(empty: catalog)
     let images = try Self.images(json: json)
+    _ = consume json
     // Each table's dictionary is sized for its rows at once, not grown by doubling (the
     // rows come table by table).
     var start = images.startIndex

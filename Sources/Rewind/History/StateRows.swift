@@ -41,29 +41,36 @@ struct StateRows: Equatable {
   /// Whether the catalog's tables in `db` hold exactly these rows, compared as they are read:
   /// nothing is kept, so a check of a large state holds it once, not twice.
   func matchesTables(in db: Database, catalog: TableCatalog) throws -> Bool {
+    try holdsNoRows(outside: catalog)
+      && catalog.tableNames.allSatisfy { try matchesTable($0, in: db, catalog: catalog) }
+  }
+
+  /// Whether every row here is of a table the catalog names (a log edited to name another
+  /// holds rows no table in the file can match).
+  func holdsNoRows(outside catalog: TableCatalog) -> Bool {
     let names = catalog.tableNames
-    // Rows of a table the catalog does not name (a log edited to name one) are not in `db`.
-    guard tables.allSatisfy({ table, rows in rows.isEmpty || names.contains(table) }) else { return false }
-    for table in names {
-      let expected = tables[table] ?? [:]
-      let keyColumns = catalog.keyColumns(of: table)
-      // When SQLite keeps the keys unique, as many rows as expected, each found, are every row
-      // expected; otherwise (an entity's key column need not be the table's primary key) the
-      // keys found are kept, so that a row repeated in place of another is no match.
-      var found: Set<Row>? = try db.table(table, hasUniqueKey: keyColumns) ? nil : []
-      let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
-      var layout = RowImage.Layout(table: table)
-      var keys = RowImage.KeyProjection(keyColumns: keyColumns)
-      var matched = 0
-      while let row = try cursor.next() {
-        let image = layout.image(of: row)
-        let key = keys.key(of: image)
-        guard expected[key] == image, found?.insert(key).inserted ?? true else { return false }
-        matched += 1
-      }
-      guard matched == expected.count else { return false }
+    return tables.allSatisfy { table, rows in rows.isEmpty || names.contains(table) }
+  }
+
+  /// Whether `table` in `db` holds exactly this image's rows of it, compared as they are read.
+  func matchesTable(_ table: String, in db: Database, catalog: TableCatalog) throws -> Bool {
+    let expected = tables[table] ?? [:]
+    let keyColumns = catalog.keyColumns(of: table)
+    // When SQLite keeps the keys unique, as many rows as expected, each found, are every row
+    // expected; otherwise (an entity's key column need not be the table's primary key) the
+    // keys found are kept, so that a row repeated in place of another is no match.
+    var found: Set<Row>? = try db.table(table, hasUniqueKey: keyColumns) ? nil : []
+    let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
+    var layout = RowImage.Layout(table: table)
+    var keys = RowImage.KeyProjection(keyColumns: keyColumns)
+    var matched = 0
+    while let row = try cursor.next() {
+      let image = layout.image(of: row)
+      let key = keys.key(of: image)
+      guard expected[key] == image, found?.insert(key).inserted ?? true else { return false }
+      matched += 1
     }
-    return true
+    return matched == expected.count
   }
 
   /// A row as the log's images hold it: every column, except the one

@@ -54,7 +54,7 @@ extension RewindDatabase {
   /// restores to a seq before the base are refused.
   ///
   /// An app may go on writing to the file meanwhile: the base's rows are the state that
-  /// ``verify(progress:)``'s replay reached at the base (in its one read transaction), stored
+  /// ``verify(progress:)``'s replay reached at the base (the file's state there, once the whole replay holds), stored
   /// in parts, each in a short transaction of its own, and the write lock is taken to move the
   /// base. If the base moved in between (an undo changed what redo needs, another compaction
   /// ran, the app migrated the file), its rows are read again under the lock. The entries folded in are then removed in batches of about 10 ms each, and the
@@ -289,7 +289,7 @@ extension RewindDatabase {
   }
 
   /// The size of one file, 0 when there is none.
-  private static func bytes(of file: String) -> Int64 {
+  static func bytes(of file: String) -> Int64 {
     ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0
   }
 }

@@ -7,36 +7,109 @@ extension RewindDatabase {
   /// since the base), and that replaying its undo steps, undos and redos gives the `undo_steps`
   /// table (a step deleted or flipped by hand would make undo skip or mangle it).
   ///
-  /// The check is one read transaction, in which an app may go on writing to the file.
+  /// An app may go on writing to the file meanwhile. The check is a series of short read
+  /// transactions (a few seconds at most at a million tasks, a fraction of one for most), so
+  /// that the app's WAL starts over between them rather than grow for the whole check: the
+  /// file-wide checks, then the log replayed some 8 MiB of changes at a time, then each table
+  /// compared with the replay (caught up first with what the app wrote meanwhile). Entries,
+  /// once written, do not change, so what the replay passed still holds; if a compaction moves
+  /// the base in between, the check starts over.
   ///
   /// - Parameter progress: called with (entries replayed, entries in all) now and then.
   public func verify(progress: (Int, Int) -> Void = { _, _ in }) throws -> VerificationReport {
     try verify(progress: progress, keepingStateAt: { _, _ in nil }).report
   }
 
-  /// ``verify(progress:)``, keeping the replayed state at the seq `keepingStateAt` picks in its
-  /// read transaction (`nil`: none), for compaction's base: once the replay holds, that
-  /// state is the file's at that seq, and reading it again would hold a read transaction as
-  /// long as the state (2.5 s at 100,000 tasks).
+  /// ``verify(progress:)``, keeping the replayed state at the seq `keepingStateAt` picks (`nil`:
+  /// none), for compaction's base: once the replay holds, that state is the file's at that
+  /// seq, and reading it again would hold a read transaction as long as the state (2.5 s at
+  /// 100,000 tasks).
+  ///
+  /// The log is replayed in read transactions of at most `entriesPerRead` entries, and about
+  /// `changeBytesPerRead` of their changes' text, then each table is compared in a read of its
+  /// own (`betweenReads` runs between them, for tests), so that an app writing to the file
+  /// meanwhile sees its WAL start over between them, rather than grow for as long as the whole
+  /// check. The entries a replay has passed do not change: the log only grows. Compaction is
+  /// the one thing that removes entries; when the base moved between two reads (or the
+  /// engine's or the app's schema changed), the check starts over.
   func verify(
-    progress: (Int, Int) -> Void, keepingStateAt pick: (Database, HistoryLog) throws -> Int64?
+    progress: (Int, Int) -> Void, keepingStateAt pick: (Database, HistoryLog) throws -> Int64?,
+    entriesPerRead: Int = entriesPerVerifyRead, changeBytesPerRead: Int = changeBytesPerVerifyRead,
+    betweenReads: () throws -> Void = {}
   ) throws -> (report: VerificationReport, kept: (seq: Int64, rows: StateRows)?) {
-    // The tables are compared with the replay row by row as they are read, so memory holds
-    // the state once; only tables that differ are read whole, to list the differences in key
-    // order. The replayed state is released after the read transaction, not in it (half a
-    // second at 100,000 tasks, while an app's WAL cannot start over).
-    let (checked, tables) = try read { db, history -> (VerificationRun, TableComparison?) in
-      var run = try VerificationRun(db, history, keeping: pick)
-      guard !run.abandoned else { return (run, nil) }
-      try run.replayEntries(db, history, progress: progress)
-      try run.finish(db, history, progress: progress)
-      let catalog = history.tables
-      let differing =
-        try run.replayed.matchesTables(in: db, catalog: catalog) ? nil : try StateRows(db, catalog: catalog)
-      return (run, TableComparison(catalog: catalog, differingRows: differing))
+    let limit = VerificationRun.ReadLimit(entries: entriesPerRead, changeBytes: changeBytesPerRead)
+    var attempts = 0
+    while true {
+      if let verified = try verifyOnce(progress, pick, limit, betweenReads: betweenReads) {
+        return verified
+      }
+      attempts += 1
+      guard attempts < 3 else {
+        throw RewindError(
+          .externalChange,
+          "the file's history was compacted (or the file migrated) while verify read it, \(attempts) times in a row: run verify again"
+        )
+      }
     }
-    // Consumed, so that the run holds the only copy of the replayed state freed below.
-    var run = consume checked
+  }
+
+  /// Pauses a moment between two reads when the file's WAL is long (past 4 MiB): reads back to
+  /// back, each taking the WAL's end as it begins, would leave an app writing meanwhile no
+  /// moment in which its WAL could start over, and it would grow for the whole check as it did
+  /// in one read. 5 ms is time for its checkpoint to copy what it wrote during the read, and
+  /// for its next commit to start the WAL over (a writing process's own checkpoints did; a
+  /// store's do it a pass at a time, and it starts over in a later pause).
+  private func pauseForTheWALToStartOver() {
+    guard Self.bytes(of: path + "-wal") > 4 << 20 else { return }
+    Thread.sleep(forTimeInterval: 0.005)
+  }
+
+  /// The most log entries ``verify(progress:)`` replays in one read transaction (about a
+  /// quarter of a second's worth of small entries)...
+  static var entriesPerVerifyRead: Int { 20_000 }
+  /// ...and the text of their changes it reads in one, past which it ends the read after the
+  /// entry (a state's creation is entries of a megabyte or more: 8 MiB is about a third of a
+  /// second of them).
+  static var changeBytesPerVerifyRead: Int { 8 << 20 }
+
+  /// One ``verify(progress:keepingStateAt:entriesPerRead:changeBytesPerRead:betweenReads:)``
+  /// from the base; `nil` when the base moved (or a schema changed) between two of its reads.
+  private func verifyOnce(
+    _ progress: (Int, Int) -> Void, _ pick: (Database, HistoryLog) throws -> Int64?,
+    _ limit: VerificationRun.ReadLimit, betweenReads: () throws -> Void
+  ) throws -> (report: VerificationReport, kept: (seq: Int64, rows: StateRows)?)? {
+    var run = try read { db, history in try VerificationRun(db, history, keeping: pick) }
+    // Its base parsed after the read: 5 s of a million tasks' compacted file.
+    try run.startFromBase()
+    var tables: TableComparison?
+    // Once the replay has caught up with the log, each read compares one table with it, row by
+    // row as the table is read, so memory holds the state once, and no read lasts as long as
+    // reading every table (5.8 s at a million tasks). A table that differs is said with every
+    // table read whole, in that same read, to list the differences in key order.
+    var compared: Set<String> = []
+    while !run.abandoned {
+      pauseForTheWALToStartOver()
+      try betweenReads()
+      let finished = try read { db, history -> Bool? in
+        guard try run.follows(db, history) else { return nil }
+        guard try run.replayEntries(db, history, upTo: limit, progress: progress) else { return false }
+        let catalog = history.tables
+        var matching = run.replayed.holdsNoRows(outside: catalog)
+        if matching, let table = catalog.tableNames.first(where: { !compared.contains($0) }) {
+          compared.insert(table)
+          matching = try run.replayed.matchesTable(table, in: db, catalog: catalog)
+          if matching { return false }
+        }
+        try run.finish(db, history, progress: progress)
+        tables = TableComparison(catalog: catalog, differingRows: matching ? nil : try StateRows(db, catalog: catalog))
+        return true
+      }
+      guard let finished else {
+        BackgroundRelease.free(run.takeReplay())
+        return nil
+      }
+      if finished { break }
+    }
     if let tables { run.compare(tables) }
     // Freed off the caller's thread, as a released store's state is: a second at a million
     // tasks, a cache miss a row. (A state kept for compaction stays the caller's.)
@@ -53,8 +126,9 @@ private struct TableComparison {
 }
 
 /// One run of ``RewindDatabase/verify(progress:)``: the file-wide checks, then the log
-/// replayed from the base.
+/// replayed from the base, in as many read transactions as it takes.
 private struct VerificationRun {
+
   var report: VerificationReport
   /// The problems found before the replay: the replay stops after 20 more.
   var problemsBeforeReplay = 0
@@ -65,13 +139,19 @@ private struct VerificationRun {
   var kept: (seq: Int64, rows: StateRows)?
   var replayed: StateRows
   var stacks: UndoStackReplay
-  /// The snapshots after the base (`id`, `seq`), by seq: each is checked when the replay
-  /// reaches its seq. Only their seqs: each snapshot's rows are read then, so memory holds one
-  /// state and one snapshot at a time, however long the log.
-  let snapshots: [Row]
+  /// The snapshots after the base (`id`, `seq`), by seq, not yet checked: each is checked
+  /// when the replay reaches its seq. Only their seqs: each snapshot's rows are read then, so
+  /// memory holds one state and one snapshot at a time, however long the log. (Listed again
+  /// in each read: the app may store one meanwhile.)
+  var snapshots: [Row]
   var nextSnapshot = 0
-  /// The entries after the base.
-  let total: Int
+  /// The entries after the base (more when the app appends some while the replay goes on).
+  var total: Int
+  /// The base and the engine's and the app's schemas the replay started from: the replay goes
+  /// on only while the file still has them (see ``follows(_:_:)``).
+  let baseSeq: Int64
+  let engineMigrations: Int
+  let appSchemaVersion: Int
   var replayStopped = false
   var previousSeq: Int64
   /// The entry that last wrote each row, for a problem to name both entries: a replay that
@@ -80,22 +160,29 @@ private struct VerificationRun {
   var start: String
   /// What ``finish(_:_:progress:)`` found of snapshots stopped midway, said after the tables.
   var unfinishedParts: String?
+  /// The base snapshot's row and text, read by the first read, parsed after it
+  /// (``startFromBase()``), and the rows each table held then.
+  private var base: (history: HistoryLog, row: Row, text: String)?
+  private var tableRows: [String: Int] = [:]
 
   /// Runs the file-wide checks and starts the replay from the base.
   init(_ db: Database, _ history: HistoryLog, keeping pick: (Database, HistoryLog) throws -> Int64?) throws {
     keptSeq = try pick(db, history)
     report = try Self.fileWideChecks(db, history)
+    (baseSeq, engineMigrations, appSchemaVersion) = (
+      history.baseSeq, try EngineMigrations.applied(db).count, history.tables.appSchema.version
+    )
     previousSeq = history.baseSeq
     stacks = UndoStackReplay(baseSeq: history.baseSeq)
     start = history.baseSeq > 0 ? "as the base snapshot left it" : "no earlier entry wrote it"
-    snapshots = try Row.fetchAll(
-      db, sql: "SELECT id, seq FROM snapshots WHERE seq > ? ORDER BY seq", arguments: [history.baseSeq])
+    snapshots = []  // listed by each read of the replay (`follows`)
     total = try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log WHERE \(HistoryLog.followsBase)") ?? 0
-    // Start from the base: empty tables, or the state compaction folded history into.
+    // Start from the base: empty tables, or the state compaction folded history into (its
+    // text read here, parsed by `startFromBase`).
     replayed = StateRows(empty: history.tables)
     if history.baseSeq > 0 {
       guard
-        let base = try Row.fetchOne(
+        let row = try Row.fetchOne(
           db,
           sql:
             "SELECT seq, rows, part_set, checksum, schema_seq FROM snapshots WHERE kind = 'base' ORDER BY seq DESC LIMIT 1"
@@ -106,24 +193,19 @@ private struct VerificationRun {
         return
       }
       do {
-        replayed = try history.snapshotRows(base, db)
+        base = (history, row, try HistoryLog.snapshotText(row, db))
       } catch let error as RewindError {
         report.problems.append("base snapshot: \(error.message)")
         abandoned = true
         return
       }
     }
-    // The replay's tables are sized for the rows the file's tables hold now, most of the rows
-    // a long log's replay ends with: they grow once, not by doubling and rehashing every row
-    // each time (a tenth of verify's time at 100,000 tasks). So are the last writers, when
-    // the log writes every row.
-    // (Best effort: a count that fails, on an index damaged, leaves the damage to the checks.)
+    // The replay's tables are sized for the rows the file's tables hold now (see
+    // `startFromBase`). (Best effort: a count that fails, on an index damaged, leaves the
+    // damage to the checks.)
     for table in history.tables.tableNames {
-      let rows = (try? Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)")) ?? 0
-      replayed.tables[table, default: [:]].reserveCapacity(rows)
-      if history.baseSeq == 0 { lastWriter[table, default: [:]].reserveCapacity(rows) }
+      tableRows[table] = (try? Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)")) ?? 0
     }
-    if keptSeq == history.baseSeq { kept = (history.baseSeq, replayed) }
     // Snapshots at or before the base (labelled ones compaction kept, or a seq edited to
     // one) are still restored by label: the log no longer reaches them, so their checksum,
     // over their seq and rows, is what there is to check.
@@ -134,6 +216,32 @@ private struct VerificationRun {
       try check(early, against: nil, db, history)
     }
     problemsBeforeReplay = report.problems.count
+  }
+
+  /// Parses the base snapshot the first read found, outside any read transaction, sizes the
+  /// replay's tables, and keeps the state at the base if compaction asked for it.
+  mutating func startFromBase() throws {
+    guard !abandoned else { return }
+    if let (history, row, text) = base {
+      base = nil
+      do {
+        replayed = try history.snapshotRows(row, text: consume text)
+      } catch let error as RewindError {
+        report.problems.append("base snapshot: \(error.message)")
+        problemsBeforeReplay = report.problems.count
+        abandoned = true
+        return
+      }
+    }
+    // The replay's tables are sized for the rows the file's tables held at the first read,
+    // most of the rows a long log's replay ends with: they grow once, not by doubling and
+    // rehashing every row each time (a tenth of verify's time at 100,000 tasks). So are the
+    // last writers, when the log writes every row.
+    for (table, rows) in tableRows.sorted(by: { $0.key < $1.key }) {
+      replayed.tables[table, default: [:]].reserveCapacity(rows)
+      if baseSeq == 0 { lastWriter[table, default: [:]].reserveCapacity(rows) }
+    }
+    if keptSeq == baseSeq { kept = (baseSeq, replayed) }
   }
 
   /// SQLite's integrity and foreign key checks, the schema versions, the order lists' entries
@@ -192,28 +300,58 @@ private struct VerificationRun {
     return report
   }
 
-  /// Replays the log's entries.
-  mutating func replayEntries(_ db: Database, _ history: HistoryLog, progress: (Int, Int) -> Void) throws {
+  /// Whether the file, in this read, still has the base and the schemas the replay started
+  /// from; if so, lists the snapshots the replay has yet to check.
+  mutating func follows(_ db: Database, _ history: HistoryLog) throws -> Bool {
+    guard history.baseSeq == baseSeq, history.tables.appSchema.version == appSchemaVersion,
+      try EngineMigrations.applied(db).count == engineMigrations
+    else { return false }
+    // From the last entry replayed on: a snapshot at its seq is checked with the next entry.
+    snapshots = try Row.fetchAll(
+      db, sql: "SELECT id, seq FROM snapshots WHERE seq >= ? AND seq > ? ORDER BY seq",
+      arguments: [previousSeq, baseSeq])
+    nextSnapshot = 0
+    total = max(total, report.entriesReplayed + Int(clamping: max(0, history.lastSeq - previousSeq)))
+    return true
+  }
+
+  /// How much of the log one read transaction replays: at most `entries` entries, and the
+  /// read ends after the entry that brings their changes' text to `changeBytes`.
+  struct ReadLimit {
+    var entries: Int
+    var changeBytes: Int
+  }
+
+  /// Replays the log's entries after the last one replayed, up to `limit`. Returns whether
+  /// the replay is over: it reached the log's end, or it stopped (``replayStopped``).
+  mutating func replayEntries(
+    _ db: Database, _ history: HistoryLog, upTo limit: ReadLimit, progress: (Int, Int) -> Void
+  ) throws -> Bool {
+    guard !replayStopped else { return true }
     let entries = try Row.fetchCursor(
       db,
       sql: """
-        SELECT seq, action, kind, changes, step, group_key,
+        SELECT seq, action, kind, changes, length(CAST(changes AS BLOB)) AS bytes, step, group_key,
           CASE WHEN kind IN ('undo', 'redo') AND json_valid(payload) THEN json_extract(payload, '$.step') END AS moved
-        FROM action_log WHERE \(HistoryLog.followsBase) ORDER BY seq
-        """)
+        FROM action_log WHERE seq > ? ORDER BY seq LIMIT ?
+        """,
+      arguments: [previousSeq, limit.entries])
+    var (read, bytes) = (0, 0)
     while let entry = try entries.next() {
-      guard try replay(entry, db, history) else {
-        if replayStopped { return }
-        continue
+      read += 1
+      bytes += entry["bytes"] as Int? ?? 0
+      if try replay(entry, db, history) {
+        report.entriesReplayed += 1
+        if report.entriesReplayed % 1_000 == 0 { progress(report.entriesReplayed, total) }
+        if report.problems.count - problemsBeforeReplay > 20 {
+          report.problems.append("(stopping after 20 problems in the log)")
+          replayStopped = true
+        }
       }
-      report.entriesReplayed += 1
-      if report.entriesReplayed % 1_000 == 0 { progress(report.entriesReplayed, total) }
-      if report.problems.count - problemsBeforeReplay > 20 {
-        report.problems.append("(stopping after 20 problems in the log)")
-        replayStopped = true
-        return
-      }
+      if replayStopped { return true }
+      if bytes >= limit.changeBytes { return false }
     }
+    return read < limit.entries
   }
 
   /// Replays one entry, noting in `report` what disagrees. Returns `false` when the entry could

@@ -1,0 +1,196 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+/// `verify` replays the log in read transactions of a bounded number of entries, so that an
+/// app writing meanwhile sees its WAL start over between them: the report is the one a single
+/// read gives, entries and snapshots written between the reads are checked too, and a
+/// compaction between them starts the check over.
+@MainActor
+struct VerifyInReadsTests {
+  /// A file with entries of every kind the replay reads (adds, a toggle, a move, an undo and a
+  /// redo, a view-only change) and manual snapshots among them; returns its path.
+  private func file(in directory: TemporaryDirectory) throws -> String {
+    let path = directory.path("tasks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    for title in ["One", "Two", "Three", "Four"] { try store.send(.add(title: title)) }
+    _ = try RewindDatabase(path: path).snapshot(label: "four")
+    try store.send(.toggle(id: 2))
+    try store.send(.move(id: 4, to: 0))
+    _ = try store.undo()
+    _ = try store.redo()
+    try store.send(.select(id: 3))
+    _ = try RewindDatabase(path: path).snapshot(label: "selected")
+    try store.send(.delete(id: 1))
+    try store.send(.add(title: "Five"))
+    return path
+  }
+
+  private func verify(
+    _ path: String, entriesPerRead: Int, betweenReads: () throws -> Void = {}
+  ) throws -> VerificationReport {
+    try RewindDatabase(path: path, readOnly: true).verify(
+      progress: { _, _ in }, keepingStateAt: { _, _ in nil }, entriesPerRead: entriesPerRead,
+      betweenReads: betweenReads
+    ).report
+  }
+
+  /// Runs `sql` outside the engine, with foreign keys off (set outside any transaction).
+  private func edit(_ path: String, _ sql: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      try db.execute(sql: sql)
+    }
+    try queue.close()
+  }
+
+  @Test(arguments: [1, 2, 3, 5])
+  func aReplayInManyReadsReportsWhatOneReadDoes(entriesPerRead: Int) throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    let whole = try verify(path, entriesPerRead: 1_000_000)
+    #expect(whole.isHealthy, "\(whole.problems)")
+    #expect(whole.passed.contains { $0.contains("snapshot \"four\"") && $0.hasSuffix("matches the log") })
+    #expect(whole.passed.contains { $0.contains("snapshot \"selected\"") && $0.hasSuffix("matches the log") })
+    let inReads = try verify(path, entriesPerRead: entriesPerRead)
+    #expect(inReads.passed == whole.passed)
+    #expect(inReads.problems == whole.problems)
+    #expect(inReads.entriesReplayed == whole.entriesReplayed)
+  }
+
+  /// Damage is found the same way, whichever read replays the entry or holds the row.
+  @Test(arguments: [
+    "UPDATE tasks SET title = 'Deux' WHERE id = 2",
+    "UPDATE action_log SET changes = replace(changes, '\"title\":\"Three\"', '\"title\":\"Trois\"')",
+    "DELETE FROM action_log WHERE seq = 6",
+    "UPDATE snapshots SET rows = replace(rows, 'Two', 'Deux') WHERE label = 'selected'",
+    "DELETE FROM undo_steps WHERE id = (SELECT max(id) FROM undo_steps)",
+  ])
+  func damageIsFoundAsOneReadFindsIt(sql: String) throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    try edit(path, sql)
+    let whole = try verify(path, entriesPerRead: 1_000_000)
+    #expect(!whole.isHealthy, "the edit was not found: \(sql)")
+    for entriesPerRead in [1, 2, 4] {
+      let inReads = try verify(path, entriesPerRead: entriesPerRead)
+      #expect(inReads.problems == whole.problems, "\(entriesPerRead) entries a read")
+      #expect(inReads.passed == whole.passed, "\(entriesPerRead) entries a read")
+    }
+  }
+
+  /// Between two reads no read transaction is open: what the app commits meanwhile is
+  /// checkpointed whole, and the WAL truncated.
+  @Test func theWALStartsOverBetweenReads() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    let store = try TasksStore.tasks(path: path)
+    let writer = try DatabaseQueue(path: path)
+    var checkpoints: [(busy: Int, frames: Int, copied: Int, walBytes: Int)] = []
+    let report = try verify(path, entriesPerRead: 3) {
+      try store.send(.add(title: "Meanwhile \(checkpoints.count)"))
+      // busy is 1 when a reader holds part of the WAL, which then cannot be truncated.
+      let row = try #require(
+        try writer.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") })
+      let walBytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? -1
+      checkpoints.append((row[0], row[1], row[2], walBytes))
+    }
+    #expect(report.isHealthy, "\(report.problems)")
+    #expect(checkpoints.count >= 4, "the replay took \(checkpoints.count) reads")
+    for checkpoint in checkpoints {
+      #expect(checkpoint.busy == 0, "\(checkpoints)")
+      #expect(checkpoint.frames == checkpoint.copied, "\(checkpoints)")
+      #expect(checkpoint.walBytes == 0, "\(checkpoints)")
+    }
+    try writer.close()
+  }
+
+  /// What the app writes while the replay goes on is replayed too, and a snapshot it stores is
+  /// checked.
+  @Test func entriesAndSnapshotsWrittenBetweenReadsAreChecked() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    let before = try verify(path, entriesPerRead: 1_000_000).entriesReplayed
+    let store = try TasksStore.tasks(path: path)
+    var reads = 0
+    let report = try verify(path, entriesPerRead: 2) {
+      reads += 1
+      guard reads <= 3 else { return }
+      try store.send(.add(title: "Written meanwhile \(reads)"))
+      if reads == 2 { _ = try RewindDatabase(path: path).snapshot(label: "meanwhile") }
+    }
+    #expect(report.isHealthy, "\(report.problems)")
+    #expect(report.entriesReplayed == before + 3)
+    #expect(report.passed.contains { $0.contains("snapshot \"meanwhile\"") && $0.hasSuffix("matches the log") })
+    #expect(report.passed.contains { $0.hasPrefix("tables:") })
+  }
+
+  /// A compaction between two reads removes entries the replay passed: the check starts over
+  /// from the new base, and says the file is healthy.
+  @Test func aCompactionBetweenReadsStartsTheCheckOver() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    var reads = 0
+    let report = try verify(path, entriesPerRead: 2) {
+      reads += 1
+      if reads == 2 { _ = try RewindDatabase(path: path).compact(keep: 3) }
+    }
+    #expect(report.isHealthy, "\(report.problems)")
+    // The three kept, and the compaction's own entry.
+    let (base, kept) = try RewindDatabase(path: path, readOnly: true).read { db, history in
+      (
+        history.baseSeq,
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM action_log WHERE seq > ?", arguments: [history.baseSeq])
+      )
+    }
+    #expect(base > 0)
+    #expect(kept == 4)
+    #expect(report.entriesReplayed == kept)
+  }
+
+  /// A file compacted between the reads of every try is refused with an error saying so, and
+  /// left as the compactions left it.
+  @Test func aFileCompactedOnEveryTryIsRefusedClearly() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    let store = try TasksStore.tasks(path: path)
+    var reads = 0
+    do {
+      _ = try verify(path, entriesPerRead: 2) {
+        reads += 1
+        // After each try's first read: a new entry, then a base past it.
+        try store.send(.add(title: "More \(reads)"))
+        _ = try RewindDatabase(path: path).compact(keep: 0)
+      }
+      Issue.record("verify did not refuse")
+    } catch let error as RewindError {
+      #expect(error.code == .externalChange)
+      #expect(error.message.contains("compacted"))
+      #expect(error.message.contains("run verify again"))
+    }
+    #expect(reads == 3)
+    #expect(try verify(path, entriesPerRead: 2).isHealthy)
+  }
+
+  /// The base snapshot of a compacted file is parsed after the read that fetches it: an edit to
+  /// it is still found, by its checksum, and said first, with the file left as it was.
+  @Test func aBaseSnapshotEditedByHandIsFound() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    _ = try RewindDatabase(path: path).compact(keep: 2)
+    #expect(try verify(path, entriesPerRead: 1).isHealthy)
+    try edit(path, "UPDATE snapshots SET rows = replace(rows, 'Four', 'Vier') WHERE kind = 'base'")
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    let report = try verify(path, entriesPerRead: 1)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "verify changed the file")
+    #expect(report.problems.count == 1, "\(report.problems)")
+    #expect(report.problems.first?.hasPrefix("base snapshot: the snapshot at seq") == true, "\(report.problems)")
+    #expect(report.problems.first?.contains("modified after it was taken") == true)
+    #expect(report.entriesReplayed == 0)
+    #expect(!report.passed.contains { $0.hasPrefix("tables:") })
+  }
+}
