@@ -5,10 +5,11 @@ import Testing
 @testable import Rewind
 @testable import TasksExample
 
-/// `verify` replays the log in read transactions of a bounded number of entries, so that an
-/// app writing meanwhile sees its WAL start over between them: the report is the one a single
-/// read gives, entries and snapshots written between the reads are checked too, and a
-/// compaction between them starts the check over.
+/// `verify` replays the log in read transactions of a bounded number of entries (or bytes of
+/// changes), so that an app writing meanwhile sees its WAL start over between them: the report
+/// is the one a single read gives, entries written between the reads are checked too, and so
+/// is a snapshot whose seq is still ahead of the replay, and a compaction between them starts
+/// the check over.
 @MainActor
 struct VerifyInReadsTests {
   /// A file with entries of every kind the replay reads (adds, a toggle, a move, an undo and a
@@ -60,6 +61,24 @@ struct VerifyInReadsTests {
     #expect(inReads.passed == whole.passed)
     #expect(inReads.problems == whole.problems)
     #expect(inReads.entriesReplayed == whole.entriesReplayed)
+  }
+
+  /// A read also ends once the changes it replayed reach `changeBytesPerRead` (a state's
+  /// creation is a few entries of megabytes): one entry a read here, with the same report.
+  @Test func aReadEndsAfterItsBytesOfChanges() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    let whole = try verify(path, entriesPerRead: 1_000_000)
+    var reads = 0
+    let inReads = try RewindDatabase(path: path, readOnly: true).verify(
+      progress: { _, _ in }, keepingStateAt: { _, _ in nil }, entriesPerRead: 1_000_000, changeBytesPerRead: 1,
+      betweenReads: { reads += 1 }
+    ).report
+    #expect(inReads.passed == whole.passed)
+    #expect(inReads.problems == whole.problems)
+    // One read an entry, then one a table, then the last.
+    let tables = try RewindDatabase(path: path, readOnly: true).read { _, history in history.tables.tableNames.count }
+    #expect(reads == whole.entriesReplayed + tables + 1, "\(reads) reads")
   }
 
   /// Damage is found the same way, whichever read replays the entry or holds the row.

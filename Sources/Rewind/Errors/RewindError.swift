@@ -44,7 +44,9 @@ public struct RewindError: Error, CustomStringConvertible, Sendable {
     public static let corruptData = Code(rawValue: "corrupt-data")
     /// The log gained an entry that did not come through the engine in the middle of a write
     /// (stores catch up with other writers by themselves, so this means the file was edited
-    /// behind the engine's back); nothing was written.
+    /// behind the engine's back); nothing was written. Also: `verify` (and `compact`, which
+    /// verifies first) found the file compacted or migrated between its reads three times in
+    /// a row; nothing was changed, and it can be run again.
     public static let externalChange = Code(rawValue: "external-change")
     /// A seq that is not in the log.
     public static let unknownSeq = Code(rawValue: "unknown-seq")

@@ -100,7 +100,8 @@ struct StateRows: Equatable {
     if let target = change.target(direction) {
       return tables[change.table, default: [:]].updateValue(target, forKey: change.key)
     }
-    return tables[change.table, default: [:]].removeValue(forKey: change.key)
+    // (A table with no rows is not made for a removal: images are compared whole.)
+    return tables[change.table]?.removeValue(forKey: change.key)
   }
 
   /// The changes that turn this image into `target`, for the tables `timeline` includes.

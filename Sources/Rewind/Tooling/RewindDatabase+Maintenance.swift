@@ -64,7 +64,8 @@ extension RewindDatabase {
   /// it rewrites the file. What a compaction stopped partway left, the next one finishes.
   ///
   /// - Throws: ``RewindError`` if `keep` is negative, or if ``verify(progress:)`` finds a
-  ///   problem: compacting would bury it. Nothing changes then.
+  ///   problem: compacting would bury it, or cannot finish (``RewindError/Code/externalChange``:
+  ///   the file was compacted or migrated between its reads, three times). Nothing changes then.
   public func compact(keep: Int, progress: (Int, Int) -> Void = { _, _ in }) throws -> CompactionReport {
     do {
       return try compact(keep: keep, progress: progress, partBytes: SnapshotWorker.defaultPartBytes, afterReading: {})

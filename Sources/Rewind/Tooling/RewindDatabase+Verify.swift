@@ -8,12 +8,15 @@ extension RewindDatabase {
   /// table (a step deleted or flipped by hand would make undo skip or mangle it).
   ///
   /// An app may go on writing to the file meanwhile. The check is a series of short read
-  /// transactions (a few seconds at most at a million tasks, a fraction of one for most), so
-  /// that the app's WAL starts over between them rather than grow for the whole check: the
-  /// file-wide checks, then the log replayed some 8 MiB of changes at a time, then each table
-  /// compared with the replay (caught up first with what the app wrote meanwhile). Entries,
-  /// once written, do not change, so what the replay passed still holds; if a compaction moves
-  /// the base in between, the check starts over.
+  /// transactions, so that the app's WAL starts over between them rather than grow for the
+  /// whole check: the file-wide checks, then the log replayed some 8 MiB of changes at a time,
+  /// then each table compared with the replay (caught up first with what the app wrote
+  /// meanwhile). At a million tasks the longest is about 3 s; a snapshot after the base is
+  /// still read and compared within one (about 5 s for a million tasks' state). Entries do
+  /// not change once written, so what the replay passed still holds; if a compaction or a
+  /// migration (which rewrites entries) happens in between, the check starts over, and
+  /// `progress` with it. A snapshot stored while the check runs is checked if its seq is still
+  /// ahead of the replay.
   ///
   /// - Parameter progress: called with (entries replayed, entries in all) now and then.
   public func verify(progress: (Int, Int) -> Void = { _, _ in }) throws -> VerificationReport {
@@ -37,6 +40,7 @@ extension RewindDatabase {
     entriesPerRead: Int = entriesPerVerifyRead, changeBytesPerRead: Int = changeBytesPerVerifyRead,
     betweenReads: () throws -> Void = {}
   ) throws -> (report: VerificationReport, kept: (seq: Int64, rows: StateRows)?) {
+    precondition(entriesPerRead > 0 && changeBytesPerRead > 0, "a read must replay something")
     let limit = VerificationRun.ReadLimit(entries: entriesPerRead, changeBytes: changeBytesPerRead)
     var attempts = 0
     while true {
@@ -53,7 +57,8 @@ extension RewindDatabase {
     }
   }
 
-  /// Pauses a moment between two reads when the file's WAL is long (past 4 MiB): reads back to
+  /// Pauses a moment between two reads when the WAL file is past 4 MiB (it may be longer than
+  /// the WAL in it, which is harmless: 5 ms a read): reads back to
   /// back, each taking the WAL's end as it begins, would leave an app writing meanwhile no
   /// moment in which its WAL could start over, and it would grow for the whole check as it did
   /// in one read. 5 ms is time for its checkpoint to copy what it wrote during the read, and
@@ -87,12 +92,20 @@ extension RewindDatabase {
     // reading every table (5.8 s at a million tasks). A table that differs is said with every
     // table read whole, in that same read, to list the differences in key order.
     var compared: Set<String> = []
+    // An app that appends faster than the replay catches up would keep it going: after 16
+    // reads that did not catch up again, the rest is replayed in one read, however long.
+    var (limit, caughtUp, lagging) = (limit, false, 0)
     while !run.abandoned {
       pauseForTheWALToStartOver()
       try betweenReads()
       let finished = try read { db, history -> Bool? in
         guard try run.follows(db, history) else { return nil }
-        guard try run.replayEntries(db, history, upTo: limit, progress: progress) else { return false }
+        guard try run.replayEntries(db, history, upTo: limit, progress: progress) else {
+          if caughtUp { lagging += 1 }
+          if lagging >= 16 { limit = VerificationRun.ReadLimit(entries: .max, changeBytes: .max) }
+          return false
+        }
+        caughtUp = true
         let catalog = history.tables
         var matching = run.replayed.holdsNoRows(outside: catalog)
         if matching, let table = catalog.tableNames.first(where: { !compared.contains($0) }) {
@@ -164,6 +177,8 @@ private struct VerificationRun {
   /// (``startFromBase()``), and the rows each table held then.
   private var base: (history: HistoryLog, row: Row, text: String)?
   private var tableRows: [String: Int] = [:]
+  /// What the first read found of the snapshots at or before the base, said once the base is.
+  private var earlySnapshots: (passed: [String], problems: [String]) = ([], [])
 
   /// Runs the file-wide checks and starts the replay from the base.
   init(_ db: Database, _ history: HistoryLog, keeping pick: (Database, HistoryLog) throws -> Int64?) throws {
@@ -193,7 +208,9 @@ private struct VerificationRun {
         return
       }
       do {
-        base = (history, row, try HistoryLog.snapshotText(row, db))
+        // Without its `rows`, which may hold the whole text a second time.
+        let seal = Row(["seq": row["seq"], "checksum": row["checksum"], "schema_seq": row["schema_seq"]])
+        base = (history, seal, try HistoryLog.snapshotText(row, db))
       } catch let error as RewindError {
         report.problems.append("base snapshot: \(error.message)")
         abandoned = true
@@ -209,13 +226,17 @@ private struct VerificationRun {
     // Snapshots at or before the base (labelled ones compaction kept, or a seq edited to
     // one) are still restored by label: the log no longer reaches them, so their checksum,
     // over their seq and rows, is what there is to check.
+    // (Said after the base is read, as when it was read here: not at all if it fails.)
+    let said = (report.passed.count, report.problems.count)
     for early in try Row.fetchAll(
       db, sql: "SELECT id, seq FROM snapshots WHERE seq <= ? AND NOT (kind = 'base' AND seq = ?) ORDER BY seq",
       arguments: [history.baseSeq, history.baseSeq])
     {
       try check(early, against: nil, db, history)
     }
-    problemsBeforeReplay = report.problems.count
+    earlySnapshots = (Array(report.passed[said.0...]), Array(report.problems[said.1...]))
+    report.passed.removeSubrange(said.0...)
+    report.problems.removeSubrange(said.1...)
   }
 
   /// Parses the base snapshot the first read found, outside any read transaction, sizes the
@@ -228,11 +249,14 @@ private struct VerificationRun {
         replayed = try history.snapshotRows(row, text: consume text)
       } catch let error as RewindError {
         report.problems.append("base snapshot: \(error.message)")
-        problemsBeforeReplay = report.problems.count
         abandoned = true
         return
       }
     }
+    report.passed += earlySnapshots.passed
+    report.problems += earlySnapshots.problems
+    earlySnapshots = ([], [])
+    problemsBeforeReplay = report.problems.count
     // The replay's tables are sized for the rows the file's tables held at the first read,
     // most of the rows a long log's replay ends with: they grow once, not by doubling and
     // rehashing every row each time (a tenth of verify's time at 100,000 tasks). So are the
