@@ -22,14 +22,7 @@ struct SnapshotReadingTests {
     let texts = ["", "plain", "quote \" and \\ backslash", "two\nlines\ttab\u{1}", "é e\u{301} 😀 עברית", "[1]"]
     let reals = [0.5, -2.0, 2.0, 1e300, -1e-300, 0.1, 123_456.789]
     func value(allowingTags: Bool) -> DatabaseValue {
-      switch random.next() % (allowingTags ? 6 : 4) {
-      case 0: .null
-      case 1: Int64(bitPattern: random.next() >> (random.next() % 64)).databaseValue
-      case 2: reals[Int(random.next() % UInt64(reals.count))].databaseValue
-      case 3: texts[Int(random.next() % UInt64(texts.count))].databaseValue
-      case 4: Data([0, 1, UInt8(random.next() % 256)]).databaseValue
-      default: (random.next() % 2 == 0 ? Double.infinity : -Double.infinity).databaseValue
-      }
+      random.storableValue(allowingTags: allowingTags, texts: texts, reals: reals)
     }
     var directReads = 0
     for round in 0..<300 {

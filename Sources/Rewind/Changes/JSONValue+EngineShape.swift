@@ -40,10 +40,21 @@ extension JSONValue.Parser {
 /// may keep state of its own, such as the columns read so far).
 protocol EngineShapeReader {
   var parser: JSONValue.Parser { get set }
+  init(parser: JSONValue.Parser)
 }
 
 extension EngineShapeReader {
   typealias NotEngineShape = JSONValue.Parser.NotEngineShape
+
+  /// What `read` reads of `text` with a new reader, or `nil` when the text is not in the
+  /// engine's shape (or is malformed): the caller then hands it to the general reader.
+  static func read<Value>(_ text: String, _ read: (inout Self) throws -> Value) -> Value? {
+    var text = text
+    return text.withUTF8 { bytes in
+      var reader = Self(parser: JSONValue.Parser(bytes: bytes))
+      return try? read(&reader)
+    }
+  }
 
   /// The whole text, read by `read`, with only whitespace around it.
   mutating func whole<Value>(_ read: (inout Self) throws -> Value) throws -> Value {

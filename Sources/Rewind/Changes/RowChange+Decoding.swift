@@ -16,11 +16,7 @@ extension RowChange {
   /// string. A value the log tags (`$blob`, `$real`), a boolean, or any other shape returns
   /// `nil`: the general reader decides what it is, so both readers always agree.
   static func decodeEngineJSON(_ text: String) -> [RowChange]? {
-    var text = text
-    return text.withUTF8 { bytes in
-      var reader = ChangesReader(parser: JSONValue.Parser(bytes: bytes))
-      return try? reader.changes()
-    }
+    ChangesReader.read(text) { try $0.changes() }
   }
 }
 
@@ -30,6 +26,8 @@ private struct ChangesReader: EngineShapeReader {
   var parser: JSONValue.Parser
   /// The columns of the rows read so far, shared by the rows that have the same.
   var columns: [RowImage.Columns] = []
+
+  init(parser: JSONValue.Parser) { self.parser = parser }
 
   mutating func changes() throws -> [RowChange] {
     try whole { try $0.array { try $0.change() } }

@@ -17,11 +17,7 @@ extension StateRows {
   /// the two readers always agree on each table's rows. (The direct reader gives the tables in
   /// the text's order, the general one in a dictionary's.)
   static func directImages(json: String) -> [(table: String, row: Row)]? {
-    var json = json
-    return json.withUTF8 { bytes in
-      var reader = SnapshotReader(parser: JSONValue.Parser(bytes: bytes))
-      return try? reader.images()
-    }
+    SnapshotReader.read(json) { try $0.images() }
   }
 }
 
