@@ -38,13 +38,6 @@ struct StateRows: Equatable {
     return rows
   }
 
-  /// Whether the catalog's tables in `db` hold exactly these rows, compared as they are read:
-  /// nothing is kept, so a check of a large state holds it once, not twice.
-  func matchesTables(in db: Database, catalog: TableCatalog) throws -> Bool {
-    try holdsNoRows(outside: catalog)
-      && catalog.tableNames.allSatisfy { try matchesTable($0, in: db, catalog: catalog) }
-  }
-
   /// Whether every row here is of a table the catalog names (a log edited to name another
   /// holds rows no table in the file can match).
   func holdsNoRows(outside catalog: TableCatalog) -> Bool {
@@ -52,7 +45,8 @@ struct StateRows: Equatable {
     return tables.allSatisfy { table, rows in rows.isEmpty || names.contains(table) }
   }
 
-  /// Whether `table` in `db` holds exactly this image's rows of it, compared as they are read.
+  /// Whether `table` in `db` holds exactly this image's rows of it, compared as they are read:
+  /// nothing is kept, so a check of a large state holds it once, not twice.
   func matchesTable(_ table: String, in db: Database, catalog: TableCatalog) throws -> Bool {
     let expected = tables[table] ?? [:]
     let keyColumns = catalog.keyColumns(of: table)
