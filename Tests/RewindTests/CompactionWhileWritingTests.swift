@@ -80,6 +80,33 @@ import Testing
     #expect(reopened.state == store.state)
   }
 
+  /// Nothing of the entries folded into the base stays in the file: compaction removes them
+  /// without overwriting their pages (`secure_delete = FAST`, see
+  /// `RewindDatabase.removeFoldedEntries`), then gives every free page back, which moves other
+  /// pages over them or cuts them off. A title that only those entries held is not in the file
+  /// after, and the compaction's connection has its own setting back.
+  @Test func noTextOfTheFoldedEntriesIsLeftInTheFile() throws {
+    let secret = "Folded-\(UUID().uuidString)"
+    try store.send(.rename(id: 1, title: String(repeating: "\(secret) ", count: 2_000)))
+    try store.send(.rename(id: 1, title: "Plain"))
+    for index in 0..<10 { try store.send(.add(title: "After \(index)")) }
+    let bytes = Data(secret.utf8)
+    func fileHoldsTheSecret() throws -> Bool {
+      try DatabaseQueue(path: path).writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+      }
+      return try Data(contentsOf: URL(fileURLWithPath: path)).range(of: bytes) != nil
+    }
+    #expect(try fileHoldsTheSecret(), "the log holds the long title before compaction")
+    let database = try RewindDatabase(path: path)
+    let setting = { try database.read { db, _ in try Int.fetchOne(db, sql: "PRAGMA secure_delete") } }
+    let before = try setting()
+    _ = try database.compact(keep: 5)
+    #expect(try fileHoldsTheSecret() == false)
+    #expect(try setting() == before)
+    #expect(try database.verify().problems == [])
+  }
+
   /// The base's rows come from verify's replay, which reaches them in its one read (see
   /// `RewindDatabase.compact`): they are the state the log gives at the base, as an export of
   /// that seq read it before, with entries undone, deleted, renamed and a step kept for redo.

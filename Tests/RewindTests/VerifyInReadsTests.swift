@@ -76,9 +76,13 @@ struct VerifyInReadsTests {
     ).report
     #expect(inReads.passed == whole.passed)
     #expect(inReads.problems == whole.problems)
-    // One read an entry, then one a table, then the last.
-    let tables = try RewindDatabase(path: path, readOnly: true).read { _, history in history.tables.tableNames.count }
-    #expect(reads == whole.entriesReplayed + tables + 1, "\(reads) reads")
+    // One read an entry, one that ends at each snapshot (its text parsed and compared after
+    // it), then one a table, then the last.
+    let (tables, snapshots) = try RewindDatabase(path: path, readOnly: true).read { db, history in
+      (history.tables.tableNames.count, try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots") ?? 0)
+    }
+    #expect(snapshots == 2)
+    #expect(reads == whole.entriesReplayed + snapshots + tables + 1, "\(reads) reads")
   }
 
   /// Damage is found the same way, whichever read replays the entry or holds the row.
@@ -95,6 +99,25 @@ struct VerifyInReadsTests {
     try edit(path, sql)
     let whole = try verify(path, entriesPerRead: 1_000_000)
     #expect(!whole.isHealthy, "the edit was not found: \(sql)")
+    for entriesPerRead in [1, 2, 4] {
+      let inReads = try verify(path, entriesPerRead: entriesPerRead)
+      #expect(inReads.problems == whole.problems, "\(entriesPerRead) entries a read")
+      #expect(inReads.passed == whole.passed, "\(entriesPerRead) entries a read")
+    }
+  }
+
+  /// A snapshot after the log's last entry is read in a read of its own too, and damage to it
+  /// is found as one read finds it.
+  @Test func aSnapshotAfterTheLastEntryIsCheckedInAReadOfItsOwn() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    _ = try RewindDatabase(path: path).snapshot(label: "last")
+    let healthy = try verify(path, entriesPerRead: 1)
+    #expect(healthy.isHealthy, "\(healthy.problems)")
+    #expect(healthy.passed.contains { $0.contains("snapshot \"last\"") && $0.hasSuffix("matches the log") })
+    try edit(path, "UPDATE snapshots SET rows = replace(rows, 'Five', 'Cinq') WHERE label = 'last'")
+    let whole = try verify(path, entriesPerRead: 1_000_000)
+    #expect(whole.problems.contains { $0.contains("snapshot") }, "\(whole.problems)")
     for entriesPerRead in [1, 2, 4] {
       let inReads = try verify(path, entriesPerRead: entriesPerRead)
       #expect(inReads.problems == whole.problems, "\(entriesPerRead) entries a read")
@@ -126,6 +149,42 @@ struct VerifyInReadsTests {
       #expect(checkpoint.walBytes == 0, "\(checkpoints)")
     }
     try writer.close()
+  }
+
+  /// Before each read `verify` waits for an app writing to the file to start its WAL over:
+  /// each read here leaves the WAL long, with what the app wrote during it uncopied (a table of
+  /// the app's own grows by 1,200 pages before it), and the next read begins only once the
+  /// app's checkpoint has copied it, or its next commit has started the WAL over.
+  @Test func eachReadWaitsForAnAppWritingToStartItsWALOver() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    try edit(path, "CREATE TABLE filler (bytes BLOB)")
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(30)
+    let filler = try DatabaseQueue(path: path, configuration: configuration)
+    try filler.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+    let writer = PacedWriter(path: path)
+    defer { writer.stop() }
+    let shm = try #require(FileHandle(forReadingAtPath: path + "-shm"))
+    defer { try? shm.close() }
+    var seen: [WALIndexHeader] = []
+    let report = try RewindDatabase(path: path, readOnly: true).verify(
+      progress: { _, _ in }, keepingStateAt: { _, _ in nil }, entriesPerRead: 2,
+      walPatience: WALIndexHeader.Patience(most: .seconds(60), idle: .seconds(10)),
+      betweenReads: {
+        seen.append(try #require(WALIndexHeader.read(from: shm)))
+        try filler.write { db in
+          try db.execute(sql: "INSERT INTO filler VALUES (zeroblob(?))", arguments: [1_200 * 4_096])
+        }
+      }
+    ).report
+    #expect(report.isHealthy, "\(report.problems)")
+    #expect(seen.count >= 4, "\(seen.count) reads")
+    for header in seen {
+      #expect(header.frames < WALIndexHeader.longWAL || header.copied >= header.frames, "\(seen)")
+    }
+    #expect(writer.failure == nil)
+    try filler.close()
   }
 
   /// What the app writes while the replay goes on is replayed too, and a snapshot it stores is

@@ -177,6 +177,17 @@ extension RewindDatabase {
       (try HistoryLog.fileBaseSeq(db), try db.checkedInteger("SELECT min(seq) FROM action_log", what: "action_log.seq"))
     }
     guard var next = oldest, next <= base else { return }
+    // Builds of SQLite with secure delete on (Debian's) overwrite every page a deletion frees
+    // with zeros: 289 MB of WAL frames for a million tasks' creation, which an app writing
+    // meanwhile then waits to see copied. Compaction gives every free page back right after
+    // (`givePagesBack`: moved over or cut off), so `FAST` (zeros only on pages written anyway)
+    // leaves none of their content in the file once it ends.
+    let secureDelete = try queue.writeWithoutTransaction { db in
+      let mode = try Int.fetchOne(db, sql: "PRAGMA secure_delete") ?? 0
+      try db.execute(sql: "PRAGMA secure_delete = FAST")
+      return mode == 2 ? "FAST" : String(mode)
+    }
+    defer { try? queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA secure_delete = \(secureDelete)") } }
     // From one entry: the oldest are often the file's creation, megabytes each (at 100,000
     // tasks, deleting the first 16 at once held the lock 120 to 760 ms, and a send waited as
     // long); ordinary entries double the batch after each fast one.

@@ -11,12 +11,15 @@ extension RewindDatabase {
   /// transactions, so that the app's WAL starts over between them rather than grow for the
   /// whole check: the file-wide checks, then the log replayed some 8 MiB of changes at a time,
   /// then each table compared with the replay (caught up first with what the app wrote
-  /// meanwhile). At a million tasks the longest is about 3 s; a snapshot after the base is
-  /// still read and compared within one (about 5 s for a million tasks' state). Entries do
-  /// not change once written, so what the replay passed still holds; if a compaction or a
-  /// migration (which rewrites entries) happens in between, the check starts over, and
-  /// `progress` with it. A snapshot stored while the check runs is checked if its seq is still
-  /// ahead of the replay.
+  /// meanwhile). A snapshot the replay reaches ends a read: its text is read there, and parsed
+  /// and compared after (as the base's is). Before each read `verify` waits, up to 0.2 s,
+  /// while the app's WAL is long and the app goes on writing, for the WAL to start over (it
+  /// does once the app's checkpoint has copied what it wrote during the last read). At a
+  /// million tasks the longest read is about 3 s (the integrity check, or comparing the
+  /// largest table). Entries do not change once written, so what the replay passed still
+  /// holds; if a compaction or a migration (which rewrites entries) happens in between, the
+  /// check starts over, and `progress` with it. A snapshot stored while the check runs is
+  /// checked if its seq is still ahead of the replay.
   ///
   /// - Parameter progress: called with (entries replayed, entries in all) now and then.
   public func verify(progress: (Int, Int) -> Void = { _, _ in }) throws -> VerificationReport {
@@ -30,21 +33,23 @@ extension RewindDatabase {
   ///
   /// The log is replayed in read transactions of at most `entriesPerRead` entries, and about
   /// `changeBytesPerRead` of their changes' text, then each table is compared in a read of its
-  /// own (`betweenReads` runs between them, for tests), so that an app writing to the file
-  /// meanwhile sees its WAL start over between them, rather than grow for as long as the whole
-  /// check. The entries a replay has passed do not change: the log only grows. Compaction is
-  /// the one thing that removes entries; when the base moved between two reads (or the
+  /// own, so that an app writing to the file meanwhile sees its WAL start over between them,
+  /// rather than grow for as long as the whole check. Before each read, `verify` waits (at most
+  /// `walPatience`) while that WAL is long and the app goes on writing: its checkpoint copies
+  /// what it wrote during the last read, and its next commit starts the WAL over. Then
+  /// `betweenReads` runs (for tests). The entries a replay has passed do not change: the log
+  /// only grows. Compaction is the one thing that removes entries; when the base moved between two reads (or the
   /// engine's or the app's schema changed), the check starts over.
   func verify(
     progress: (Int, Int) -> Void, keepingStateAt pick: (Database, HistoryLog) throws -> Int64?,
     entriesPerRead: Int = entriesPerVerifyRead, changeBytesPerRead: Int = changeBytesPerVerifyRead,
-    betweenReads: () throws -> Void = {}
+    walPatience: WALIndexHeader.Patience = .betweenReads, betweenReads: () throws -> Void = {}
   ) throws -> (report: VerificationReport, kept: (seq: Int64, rows: StateRows)?) {
     precondition(entriesPerRead > 0 && changeBytesPerRead > 0, "a read must replay something")
     let limit = VerificationRun.ReadLimit(entries: entriesPerRead, changeBytes: changeBytesPerRead)
     var attempts = 0
     while true {
-      if let verified = try verifyOnce(progress, pick, limit, betweenReads: betweenReads) {
+      if let verified = try verifyOnce(progress, pick, limit, walPatience, betweenReads: betweenReads) {
         return verified
       }
       attempts += 1
@@ -55,18 +60,6 @@ extension RewindDatabase {
         )
       }
     }
-  }
-
-  /// Pauses a moment between two reads when the WAL file is past 4 MiB (it may be longer than
-  /// the WAL in it, which is harmless: 5 ms a read): reads back to
-  /// back, each taking the WAL's end as it begins, would leave an app writing meanwhile no
-  /// moment in which its WAL could start over, and it would grow for the whole check as it did
-  /// in one read. 5 ms is time for its checkpoint to copy what it wrote during the read, and
-  /// for its next commit to start the WAL over (a writing process's own checkpoints did; a
-  /// store's do it a pass at a time, and it starts over in a later pause).
-  private func pauseForTheWALToStartOver() {
-    guard Self.bytes(of: path + "-wal") > 4 << 20 else { return }
-    Thread.sleep(forTimeInterval: 0.005)
   }
 
   /// The most log entries ``verify(progress:)`` replays in one read transaction (about a
@@ -81,7 +74,7 @@ extension RewindDatabase {
   /// from the base; `nil` when the base moved (or a schema changed) between two of its reads.
   private func verifyOnce(
     _ progress: (Int, Int) -> Void, _ pick: (Database, HistoryLog) throws -> Int64?,
-    _ limit: VerificationRun.ReadLimit, betweenReads: () throws -> Void
+    _ limit: VerificationRun.ReadLimit, _ walPatience: WALIndexHeader.Patience, betweenReads: () throws -> Void
   ) throws -> (report: VerificationReport, kept: (seq: Int64, rows: StateRows)?)? {
     var run = try read { db, history in try VerificationRun(db, history, keeping: pick) }
     // Its base parsed after the read: 5 s of a million tasks' compacted file.
@@ -96,7 +89,8 @@ extension RewindDatabase {
     // reads that did not catch up again, the rest is replayed in one read, however long.
     var (limit, caughtUp, lagging) = (limit, false, 0)
     while !run.abandoned {
-      pauseForTheWALToStartOver()
+      // An app writing meanwhile: its WAL starts over before the next read, not after the check.
+      _ = WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: walPatience)
       try betweenReads()
       let finished = try read { db, history -> Bool? in
         guard try run.follows(db, history) else { return nil }
@@ -105,6 +99,8 @@ extension RewindDatabase {
           if lagging >= 16 { limit = VerificationRun.ReadLimit(entries: .max, changeBytes: .max) }
           return false
         }
+        // Snapshots after the last entry: each read, then compared, as the replay's are.
+        if try run.readSnapshot(dueBefore: .max, db, history) { return false }
         caughtUp = true
         let catalog = history.tables
         var matching = run.replayed.holdsNoRows(outside: catalog)
@@ -121,6 +117,7 @@ extension RewindDatabase {
         BackgroundRelease.free(run.takeReplay())
         return nil
       }
+      try run.compareSnapshotRead()
       if finished { break }
     }
     if let tables { run.compare(tables) }
@@ -158,6 +155,10 @@ private struct VerificationRun {
   /// in each read: the app may store one meanwhile.)
   var snapshots: [Row]
   var nextSnapshot = 0
+  /// The snapshots after the base read so far (`id`s): a read that ends at one lists it again.
+  var checkedSnapshots: Set<Int64> = []
+  /// The snapshot the last read reached, compared with the replay after it.
+  private var snapshotRead: SnapshotRead?
   /// The entries after the base (more when the app appends some while the replay goes on).
   var total: Int
   /// The base and the engine's and the app's schemas the replay started from: the replay goes
@@ -332,8 +333,9 @@ private struct VerificationRun {
     else { return false }
     // From the last entry replayed on: a snapshot at its seq is checked with the next entry.
     snapshots = try Row.fetchAll(
-      db, sql: "SELECT id, seq FROM snapshots WHERE seq >= ? AND seq > ? ORDER BY seq",
-      arguments: [previousSeq, baseSeq])
+      db, sql: "SELECT id, seq FROM snapshots WHERE seq >= ? AND seq > ? ORDER BY seq, id",
+      arguments: [previousSeq, baseSeq]
+    ).filter { !checkedSnapshots.contains($0["id"]) }
     nextSnapshot = 0
     total = max(total, report.entriesReplayed + Int(clamping: max(0, history.lastSeq - previousSeq)))
     return true
@@ -362,6 +364,9 @@ private struct VerificationRun {
       arguments: [previousSeq, limit.entries])
     var (read, bytes) = (0, 0)
     while let entry = try entries.next() {
+      // A snapshot the replay has reached ends the read before this entry: its text is read
+      // now, parsed and compared after the read (5 s for a million tasks' state).
+      if let seq = entry["seq"] as Int64?, try readSnapshot(dueBefore: seq, db, history) { return false }
       read += 1
       bytes += entry["bytes"] as Int? ?? 0
       if try replay(entry, db, history) {
@@ -399,12 +404,6 @@ private struct VerificationRun {
       report.problems.append(error.message)
       replayStopped = true
       return false
-    }
-    while nextSnapshot < snapshots.count,
-      try snapshots[nextSnapshot].checked("seq", in: EngineTable.snapshots.name, as: Int64.self) < seq
-    {
-      try check(snapshots[nextSnapshot], against: replayed, db, history)
-      nextSnapshot += 1
     }
     if seq != previousSeq + 1 {
       report.problems.append("action_log: seq \(previousSeq + 1) to \(seq - 1) are missing")
@@ -456,12 +455,8 @@ private struct VerificationRun {
     return true
   }
 
-  /// The checks after the replay: the snapshots it has not reached and the undo stacks.
+  /// The checks after the replay (and the snapshots after its last entry): the undo stacks.
   mutating func finish(_ db: Database, _ history: HistoryLog, progress: (Int, Int) -> Void) throws {
-    while nextSnapshot < snapshots.count {
-      try check(snapshots[nextSnapshot], against: replayed, db, history)
-      nextSnapshot += 1
-    }
     progress(report.entriesReplayed, total)
     if report.problems.count == problemsBeforeReplay {
       let entries = report.entriesReplayed == 1 ? "1 entry replays" : "\(report.entriesReplayed) entries replay"
@@ -518,20 +513,60 @@ private struct VerificationRun {
   /// Checks the snapshot `listed` names: its checksum, and its rows against `rows`, the
   /// replayed state at its seq (`nil`: the log does not reach it).
   private mutating func check(_ listed: Row, against rows: StateRows?, _ db: Database, _ history: HistoryLog) throws {
-    let name: String
-    let seq: Int64
-    let stored: StateRows
+    guard let snapshot = try read(listed, db, history) else { return }
+    try compare(snapshot, against: rows)
+  }
+
+  /// Reads the text of the next snapshot listed if its seq is before `seq`, to be compared
+  /// after the read (``compareSnapshotRead()``). Returns whether it did: the read is to end
+  /// there, before any more of the log is replayed.
+  mutating func readSnapshot(dueBefore seq: Int64, _ db: Database, _ history: HistoryLog) throws -> Bool {
+    guard nextSnapshot < snapshots.count,
+      try snapshots[nextSnapshot].checked("seq", in: EngineTable.snapshots.name, as: Int64.self) < seq
+    else { return false }
+    let listed = snapshots[nextSnapshot]
+    nextSnapshot += 1
+    checkedSnapshots.insert(try listed.checked("id", in: EngineTable.snapshots.name))
+    snapshotRead = try read(listed, db, history)
+    return true
+  }
+
+  /// Compares the snapshot the last read reached with the replay, which is at its seq.
+  mutating func compareSnapshotRead() throws {
+    guard let snapshot = snapshotRead.take() else { return }
+    try compare(snapshot, against: replayed)
+  }
+
+  /// The snapshot `listed` names, its text read whole; `nil`, with the problem said, when it
+  /// cannot be read (it went missing meanwhile, it is nil: nothing).
+  private mutating func read(_ listed: Row, _ db: Database, _ history: HistoryLog) throws -> SnapshotRead? {
     do {
       guard
         let snapshot = try Row.fetchOne(
           db, sql: "SELECT label, seq, kind, rows, part_set, checksum, schema_seq FROM snapshots WHERE id = ?",
           arguments: [listed["id"]])
-      else { return }
-      name =
+      else { return nil }
+      let name =
         try (snapshot.checked("label", in: EngineTable.snapshots.name, as: String?.self)).map { "\"\($0)\"" }
         ?? "(\(try snapshot.checked("kind", in: EngineTable.snapshots.name, as: String.self)))"
-      seq = try snapshot.checked("seq", in: EngineTable.snapshots.name)
-      stored = try history.snapshotRows(snapshot, db)
+      // Without its `rows`, which may hold the whole text a second time.
+      let seal = Row(["seq": snapshot["seq"], "checksum": snapshot["checksum"], "schema_seq": snapshot["schema_seq"]])
+      return SnapshotRead(
+        name: name, seq: try snapshot.checked("seq", in: EngineTable.snapshots.name), seal: seal, history: history,
+        text: try HistoryLog.snapshotText(snapshot, db))
+    } catch let error as RewindError {
+      report.problems.append("snapshot: \(error.message)")
+      return nil
+    }
+  }
+
+  /// Parses `snapshot`'s text (which needs no read transaction) and compares its rows with
+  /// `rows`.
+  private mutating func compare(_ snapshot: consuming SnapshotRead, against rows: StateRows?) throws {
+    let (name, seq) = (snapshot.name, snapshot.seq)
+    let stored: StateRows
+    do {
+      stored = try snapshot.history.snapshotRows(snapshot.seal, text: snapshot.takeText())
     } catch let error as RewindError {
       report.problems.append("snapshot: \(error.message)")
       return
@@ -547,5 +582,22 @@ private struct VerificationRun {
       let first = rows.changes(to: stored).first.map { "\($0.table) \(describe($0.key))" } ?? ""
       report.problems.append("snapshot \(name) at seq \(seq) differs from the log, first at \(first)")
     }
+  }
+}
+
+/// A snapshot's text as a read transaction found it, parsed after: its seq, checksum and
+/// schema seq (the seal ``HistoryLog/snapshotRows(_:text:)`` checks), and the name reports
+/// give it.
+private struct SnapshotRead {
+  let name: String
+  let seq: Int64
+  let seal: Row
+  let history: HistoryLog
+  var text: String
+
+  /// The text, given up: freed once its rows are read.
+  mutating func takeText() -> String {
+    defer { text = "" }
+    return text
   }
 }
