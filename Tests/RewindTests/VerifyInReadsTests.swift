@@ -125,6 +125,28 @@ struct VerifyInReadsTests {
     }
   }
 
+  /// Progress ends at its total, the entries replayed, however many reads the replay took and
+  /// whatever the app appended between them; it never says more done than in all.
+  @Test(arguments: [1, 3, 1_000_000])
+  func progressEndsAtTheEntriesReplayed(entriesPerRead: Int) throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    let store = try TasksStore.tasks(path: path)
+    var (calls, reads) = ([(done: Int, total: Int)](), 0)
+    let report = try RewindDatabase(path: path, readOnly: true).verify(
+      progress: { calls.append(($0, $1)) }, keepingStateAt: { _, _ in nil }, entriesPerRead: entriesPerRead,
+      betweenReads: {
+        reads += 1
+        if reads <= 3 { try store.send(.add(title: "Meanwhile \(reads)")) }
+      }
+    ).report
+    #expect(report.isHealthy, "\(report.problems)")
+    let last = try #require(calls.last)
+    #expect(last.done == report.entriesReplayed && last.total == report.entriesReplayed, "\(calls)")
+    #expect(calls.allSatisfy { $0.done <= $0.total }, "\(calls)")
+    #expect(report.entriesReplayed == (try verify(path, entriesPerRead: 1_000_000).entriesReplayed))
+  }
+
   /// Between two reads no read transaction is open: what the app commits meanwhile is
   /// checkpointed whole, and the WAL truncated.
   @Test func theWALStartsOverBetweenReads() throws {

@@ -38,6 +38,12 @@ struct WALIndexHeaderTests {
     return try #require(WALIndexHeader.read(from: handle))
   }
 
+  /// The wait, with no idle WAL known.
+  private func wait(_ path: String, _ patience: WALIndexHeader.Patience) -> WALIndexHeader.WaitOutcome {
+    var idle: WALIndexHeader?
+    return WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: patience, idle: &idle)
+  }
+
   /// Patience that never runs out in a test, however loaded the machine: the outcome says why
   /// the wait ended.
   private let unhurried = WALIndexHeader.Patience(most: .seconds(60), idle: .seconds(10))
@@ -71,12 +77,12 @@ struct WALIndexHeaderTests {
     let directory = try TemporaryDirectory()
     let (path, queue) = try walFile(directory)
     try grow(queue, pages: 10)
-    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: unhurried) == .short)
+    #expect(wait(path, unhurried) == .short)
     // A file in rollback-journal mode has no WAL index.
     let journal = directory.path("journal.sqlite")
     let other = try DatabaseQueue(path: journal)
     try other.write { db in try db.execute(sql: "CREATE TABLE t (x)") }
-    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: journal, patience: unhurried) == .noIndex)
+    #expect(wait(journal, unhurried) == .noIndex)
     try queue.close()
     try other.close()
   }
@@ -87,7 +93,7 @@ struct WALIndexHeaderTests {
     try grow(queue, pages: 1_200)
     try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
     #expect(try header(path).frames >= WALIndexHeader.longWAL)
-    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: unhurried) == .copied)
+    #expect(wait(path, unhurried) == .copied)
     try queue.close()
   }
 
@@ -97,7 +103,17 @@ struct WALIndexHeaderTests {
     let (path, queue) = try walFile(directory)
     try grow(queue, pages: 1_200)
     let patience = WALIndexHeader.Patience(most: .seconds(60), idle: .milliseconds(30))
-    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: patience) == .idle)
+    var idle: WALIndexHeader?
+    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: patience, idle: &idle) == .idle)
+    #expect(idle == (try header(path)))
+    // Known idle and unchanged, the next wait ends at once: with no patience at all, it would
+    // otherwise end for that.
+    let none = WALIndexHeader.Patience(most: .zero, idle: .seconds(60))
+    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: none, idle: &idle) == .idle)
+    // A commit since, and it is no longer known idle.
+    try grow(queue, pages: 1)
+    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: none, idle: &idle) == .patienceRanOut)
+    #expect(idle == nil)
     try queue.close()
   }
 
@@ -109,7 +125,7 @@ struct WALIndexHeaderTests {
     try grow(queue, pages: 1_200)
     let writer = PacedWriter(path: path)
     defer { writer.stop() }
-    let outcome = WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: unhurried)
+    let outcome = wait(path, unhurried)
     #expect(outcome == .short || outcome == .copied, "\(outcome)")
     let after = try header(path)
     #expect(after.frames < WALIndexHeader.longWAL || after.copied >= after.frames, "\(after)")
@@ -130,7 +146,7 @@ struct WALIndexHeaderTests {
       let writer = PacedWriter(path: path)
       defer { writer.stop() }
       let patience = WALIndexHeader.Patience(most: .milliseconds(300), idle: .seconds(10))
-      return WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: patience)
+      return wait(path, patience)
     }
     #expect(outcome == .patienceRanOut)
     try reader.close()

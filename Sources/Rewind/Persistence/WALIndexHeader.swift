@@ -7,7 +7,7 @@ import Foundation
 /// (<https://www.sqlite.org/walformat.html>, "The WAL-Index Format"): two copies of a 48-byte
 /// header, then the checkpoint information. Integers are in the byte order of the machine that
 /// wrote them, this one's. Read without SQLite's locks, it may be caught mid-update: good for a
-/// guess about what a writer does (``waitForTheWALToStartOver(ofDatabaseAt:patience:)``),
+/// guess about what a writer does (``waitForTheWALToStartOver(ofDatabaseAt:patience:idle:)``),
 /// never for a decision that matters to the data.
 struct WALIndexHeader: Equatable {
   /// Counts the transactions committed (`iChange`): it changes when a writer commits.
@@ -39,7 +39,7 @@ struct WALIndexHeader: Equatable {
     }
   }
 
-  /// How ``waitForTheWALToStartOver(ofDatabaseAt:patience:)`` ended.
+  /// How ``waitForTheWALToStartOver(ofDatabaseAt:patience:idle:)`` ended.
   enum WaitOutcome: Equatable {
     /// The WAL is shorter than ``longWAL`` frames: it started over, or never grew.
     case short
@@ -53,7 +53,7 @@ struct WALIndexHeader: Equatable {
     case noIndex
   }
 
-  /// How long ``waitForTheWALToStartOver(ofDatabaseAt:patience:)`` waits.
+  /// How long ``waitForTheWALToStartOver(ofDatabaseAt:patience:idle:)`` waits.
   struct Patience {
     /// The longest wait.
     var most: Duration
@@ -76,11 +76,18 @@ struct WALIndexHeader: Equatable {
   /// during the last, and its next commit has started the WAL over. A read begun on a long WAL
   /// holds it: the WAL can only grow until the read ends (reads back to back let it grow for
   /// as long as all of them).
-  static func waitForTheWALToStartOver(ofDatabaseAt path: String, patience: Patience) -> WaitOutcome {
+  ///
+  /// `idle` is the WAL index as the last wait that ended ``WaitOutcome/idle`` left it: while
+  /// it is unchanged (no writer came since), the wait ends at once. Set here.
+  static func waitForTheWALToStartOver(
+    ofDatabaseAt path: String, patience: Patience, idle: inout WALIndexHeader?
+  ) -> WaitOutcome {
     guard let handle = FileHandle(forReadingAtPath: path + "-shm") else { return .noIndex }
     defer { try? handle.close() }
     let start = ContinuousClock.now
     var (header, moved) = (read(from: handle), start)
+    if header != nil, header == idle { return .idle }
+    idle = nil
     while true {
       guard let seen = header else { return .noIndex }
       if seen.frames < longWAL { return .short }
@@ -93,6 +100,7 @@ struct WALIndexHeader: Equatable {
       if header != seen || seen.copying > seen.copied {
         moved = now
       } else if now - moved >= patience.idle {
+        idle = header
         return .idle
       }
     }

@@ -88,9 +88,11 @@ extension RewindDatabase {
     // An app that appends faster than the replay catches up would keep it going: after 16
     // reads that did not catch up again, the rest is replayed in one read, however long.
     var (limit, caughtUp, lagging) = (limit, false, 0)
+    // A long WAL no app writes to: waited for once, not before every read.
+    var idleWAL: WALIndexHeader?
     while !run.abandoned {
       // An app writing meanwhile: its WAL starts over before the next read, not after the check.
-      _ = WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: walPatience)
+      _ = WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: walPatience, idle: &idleWAL)
       try betweenReads()
       let finished = try read { db, history -> Bool? in
         guard try run.follows(db, history) else { return nil }
