@@ -46,7 +46,7 @@ struct WALIndexHeaderTests {
 
   /// Patience that never runs out in a test, however loaded the machine: the outcome says why
   /// the wait ended.
-  private let unhurried = WALIndexHeader.Patience(most: .seconds(60), idle: .seconds(10))
+  private let unhurried = WALIndexHeader.Patience(most: .seconds(60), idle: .seconds(60))
 
   @Test func theHeaderSaysWhatSQLiteSaysOfTheWAL() throws {
     let directory = try TemporaryDirectory()
@@ -110,11 +110,35 @@ struct WALIndexHeaderTests {
     // otherwise end for that.
     let none = WALIndexHeader.Patience(most: .zero, idle: .seconds(60))
     #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: none, idle: &idle) == .idle)
-    // A commit since, and it is no longer known idle.
+    // A commit since: the wait looks again (and, nothing moving while it does, finds the new
+    // WAL idle).
+    let known = idle
     try grow(queue, pages: 1)
-    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: none, idle: &idle) == .patienceRanOut)
-    #expect(idle == nil)
+    #expect(WALIndexHeader.waitForTheWALToStartOver(ofDatabaseAt: path, patience: none, idle: &idle) == .idle)
+    #expect(idle != known)
+    #expect(idle == (try header(path)))
     try queue.close()
+  }
+
+  /// A WAL left long and uncopied by connections that closed without copying it is recovered
+  /// by the next to open it: its index then says a checkpoint copies (`copying` past
+  /// `copied`), and nothing changes. No writer is there: the wait finds it idle.
+  @Test func aRecoveredWALIsIdle() throws {
+    let directory = try TemporaryDirectory()
+    let (path, queue) = try walFile(directory)
+    try queue.close()
+    let writer = try DatabaseFile.reopen(path: path, configuration: Self.waitingConfiguration)
+    try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+    try grow(writer, pages: 1_200)
+    try writer.close()
+    let reader = try DatabaseQueue(path: path)
+    _ = try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM filler") }
+    let recovered = try header(path)
+    #expect(recovered.frames >= WALIndexHeader.longWAL)
+    #expect(recovered.copying > recovered.copied, "\(recovered)")
+    let patience = WALIndexHeader.Patience(most: .milliseconds(100), idle: .seconds(60))
+    #expect(wait(path, patience) == .idle)
+    try reader.close()
   }
 
   /// A writer with SQLite's own automatic checkpoint copies a long WAL at its next commit and
@@ -140,14 +164,19 @@ struct WALIndexHeaderTests {
     let (path, queue) = try walFile(directory)
     try grow(queue, pages: 10)
     let reader = try DatabaseQueue(path: path)
-    let outcome = try reader.read { db in
+    let (outcome, before, after) = try reader.read { db in
       _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM filler")
       try grow(queue, pages: 1_200)
       let writer = PacedWriter(path: path)
       defer { writer.stop() }
-      let patience = WALIndexHeader.Patience(most: .milliseconds(300), idle: .seconds(10))
-      return wait(path, patience)
+      let before = try header(path)
+      let patience = WALIndexHeader.Patience(most: .milliseconds(300), idle: .seconds(60))
+      let outcome = wait(path, patience)
+      #expect(writer.failure == nil)
+      return (outcome, before, try header(path))
     }
+    // (Had the writer stopped, nothing would have changed: the wait would find the WAL idle.)
+    #expect(after.commits != before.commits)
     #expect(outcome == .patienceRanOut)
     try reader.close()
     try queue.close()

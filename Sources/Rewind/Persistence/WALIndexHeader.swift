@@ -17,7 +17,8 @@ struct WALIndexHeader: Equatable {
   /// The frames a checkpoint has copied into the file (`nBackfill`).
   var copied: UInt32
   /// The frames the last checkpoint set out to copy (`nBackfillAttempted`): past `copied`
-  /// while one copies.
+  /// while one copies, and also after one failed, or once SQLite has recovered the WAL (a
+  /// connection opening it after the last one closed without copying it).
   var copying: UInt32
 
   /// The bytes read: both header copies and the checkpoint information up to
@@ -45,7 +46,8 @@ struct WALIndexHeader: Equatable {
     case short
     /// The WAL is wholly copied into the file: the next commit starts it over.
     case copied
-    /// Nothing committed or copied for `patience.idle`: no writer is there to start it over.
+    /// Nothing committed or copied for `patience.idle` (or for the whole wait): no writer is
+    /// there to start it over.
     case idle
     /// `patience.most` ran out first (a writer that never checkpoints, or a reader of its own).
     case patienceRanOut
@@ -66,8 +68,9 @@ struct WALIndexHeader: Equatable {
     static let betweenReads = Patience(most: .milliseconds(200), idle: .milliseconds(20))
   }
 
-  /// Past this many frames a writer's checkpoint starts the WAL over (SQLite's automatic
-  /// checkpoint mark, and a store's, see `WALCheckpointer.Marks.restartPages`).
+  /// Past this many frames a writer checkpoints, and its next commit then starts the WAL over
+  /// (SQLite's automatic checkpoint mark, and a store's, see
+  /// `WALCheckpointer.Marks.restartPages`).
   static let longWAL: UInt32 = 1_000
 
   /// Waits, at most `patience.most`, while the WAL of the database at `path` is long and a
@@ -78,15 +81,19 @@ struct WALIndexHeader: Equatable {
   /// as long as all of them).
   ///
   /// `idle` is the WAL index as the last wait that ended ``WaitOutcome/idle`` left it: while
-  /// it is unchanged (no writer came since), the wait ends at once. Set here.
+  /// it is unchanged (no writer came since), the wait ends at once. Set here. (A WAL whose
+  /// index says a checkpoint copies, with nothing changing for the whole wait, is idle too:
+  /// that is what a failed checkpoint, or SQLite's recovery of the WAL, leaves.) Like
+  /// `WALCheckpointer.waitForWALToStartOver(atMost:)`, which waits for a store's own commits.
   static func waitForTheWALToStartOver(
     ofDatabaseAt path: String, patience: Patience, idle: inout WALIndexHeader?
   ) -> WaitOutcome {
     guard let handle = FileHandle(forReadingAtPath: path + "-shm") else { return .noIndex }
     defer { try? handle.close() }
     let start = ContinuousClock.now
-    var (header, moved) = (read(from: handle), start)
-    if header != nil, header == idle { return .idle }
+    let first = read(from: handle)
+    var (header, moved, changed) = (first, start, false)
+    if first != nil, first == idle { return .idle }
     idle = nil
     while true {
       guard let seen = header else { return .noIndex }
@@ -94,8 +101,15 @@ struct WALIndexHeader: Equatable {
       if seen.copied >= seen.frames { return .copied }
       Thread.sleep(forTimeInterval: 0.000_5)
       let now = ContinuousClock.now
-      if now - start >= patience.most { return .patienceRanOut }
+      if now - start >= patience.most {
+        guard changed else {
+          idle = seen
+          return .idle
+        }
+        return .patienceRanOut
+      }
       header = read(from: handle)
+      if header != seen { changed = true }
       // A checkpoint under way changes nothing here until it ends: it is no pause.
       if header != seen || seen.copying > seen.copied {
         moved = now

@@ -179,15 +179,26 @@ extension RewindDatabase {
     guard var next = oldest, next <= base else { return }
     // Builds of SQLite with secure delete on (Debian's) overwrite every page a deletion frees
     // with zeros: 289 MB of WAL frames for a million tasks' creation, which an app writing
-    // meanwhile then waits to see copied. Compaction gives every free page back right after
-    // (`givePagesBack`: moved over or cut off), so `FAST` (zeros only on pages written anyway)
-    // leaves none of their content in the file once it ends.
-    let secureDelete = try queue.writeWithoutTransaction { db in
-      let mode = try Int.fetchOne(db, sql: "PRAGMA secure_delete") ?? 0
-      try db.execute(sql: "PRAGMA secure_delete = FAST")
-      return mode == 2 ? "FAST" : String(mode)
+    // meanwhile then waits to see copied. In a file in auto-vacuum mode, compaction gives
+    // every free page back (moved over or cut off) at each commit, or right after in steps
+    // (`givePagesBack`), so `FAST` (zeros only on pages written anyway) leaves none of their
+    // content once it ends, and once its last steps are copied from the WAL. A compaction
+    // stopped between the two leaves them free until the next one (any, see `compact`) gives
+    // them back. A file in neither mode keeps the setting: its pages go back only by its first
+    // compaction's `VACUUM`.
+    let secureDelete =
+      try autoVacuumMode() == .none
+      ? nil
+      : try queue.writeWithoutTransaction { db in
+        let mode = try Int.fetchOne(db, sql: "PRAGMA secure_delete") ?? 0
+        try db.execute(sql: "PRAGMA secure_delete = FAST")
+        return mode == 2 ? "FAST" : String(mode)
+      }
+    defer {
+      if let secureDelete {
+        try? queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA secure_delete = \(secureDelete)") }
+      }
     }
-    defer { try? queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA secure_delete = \(secureDelete)") } }
     // From one entry: the oldest are often the file's creation, megabytes each (at 100,000
     // tasks, deleting the first 16 at once held the lock 120 to 760 ms, and a send waited as
     // long); ordinary entries double the batch after each fast one.

@@ -70,7 +70,7 @@ extension RewindDatabase {
   /// second of them).
   static var changeBytesPerVerifyRead: Int { 8 << 20 }
 
-  /// One ``verify(progress:keepingStateAt:entriesPerRead:changeBytesPerRead:betweenReads:)``
+  /// One ``verify(progress:keepingStateAt:entriesPerRead:changeBytesPerRead:walPatience:betweenReads:)``
   /// from the base; `nil` when the base moved (or a schema changed) between two of its reads.
   private func verifyOnce(
     _ progress: (Int, Int) -> Void, _ pick: (Database, HistoryLog) throws -> Int64?,
@@ -97,7 +97,8 @@ extension RewindDatabase {
       let finished = try read { db, history -> Bool? in
         guard try run.follows(db, history) else { return nil }
         guard try run.replayEntries(db, history, upTo: limit, progress: progress) else {
-          if caughtUp { lagging += 1 }
+          // (A read that ends at a snapshot the app stored meanwhile is no lag.)
+          if caughtUp, !run.endsAtSnapshot { lagging += 1 }
           if lagging >= 16 { limit = VerificationRun.ReadLimit(entries: .max, changeBytes: .max) }
           return false
         }
@@ -176,9 +177,9 @@ private struct VerificationRun {
   var start: String
   /// What ``finish(_:_:progress:)`` found of snapshots stopped midway, said after the tables.
   var unfinishedParts: String?
-  /// The base snapshot's row and text, read by the first read, parsed after it
-  /// (``startFromBase()``), and the rows each table held then.
-  private var base: (history: HistoryLog, row: Row, text: String)?
+  /// The base snapshot's text, read by the first read, parsed after it (``startFromBase()``),
+  /// and the rows each table held then.
+  private var base: SnapshotRead?
   private var tableRows: [String: Int] = [:]
   /// What the first read found of the snapshots at or before the base, said once the base is.
   private var earlySnapshots: (passed: [String], problems: [String]) = ([], [])
@@ -211,9 +212,7 @@ private struct VerificationRun {
         return
       }
       do {
-        // Without its `rows`, which may hold the whole text a second time.
-        let seal = Row(["seq": row["seq"], "checksum": row["checksum"], "schema_seq": row["schema_seq"]])
-        base = (history, seal, try HistoryLog.snapshotText(row, db))
+        base = try SnapshotRead(row, name: "base", history: history, db)
       } catch let error as RewindError {
         report.problems.append("base snapshot: \(error.message)")
         abandoned = true
@@ -246,10 +245,9 @@ private struct VerificationRun {
   /// replay's tables, and keeps the state at the base if compaction asked for it.
   mutating func startFromBase() throws {
     guard !abandoned else { return }
-    if let (history, row, text) = base {
-      base = nil
+    if var base = base.take() {
       do {
-        replayed = try history.snapshotRows(row, text: consume text)
+        replayed = try base.takeRows()
       } catch let error as RewindError {
         report.problems.append("base snapshot: \(error.message)")
         abandoned = true
@@ -457,7 +455,7 @@ private struct VerificationRun {
     return true
   }
 
-  /// The checks after the replay (and the snapshots after its last entry): the undo stacks.
+  /// The checks after the replay and the snapshots: the undo stacks and unfinished parts.
   mutating func finish(_ db: Database, _ history: HistoryLog, progress: (Int, Int) -> Void) throws {
     progress(report.entriesReplayed, total)
     if report.problems.count == problemsBeforeReplay {
@@ -533,14 +531,17 @@ private struct VerificationRun {
     return true
   }
 
+  /// Whether the read under way ends at a snapshot it reached (``readSnapshot(dueBefore:_:_:)``).
+  var endsAtSnapshot: Bool { snapshotRead != nil }
+
   /// Compares the snapshot the last read reached with the replay, which is at its seq.
   mutating func compareSnapshotRead() throws {
     guard let snapshot = snapshotRead.take() else { return }
     try compare(snapshot, against: replayed)
   }
 
-  /// The snapshot `listed` names, its text read whole; `nil`, with the problem said, when it
-  /// cannot be read (it went missing meanwhile, it is nil: nothing).
+  /// The snapshot `listed` names, its text read whole; `nil` when it is gone (removed since it
+  /// was listed), or, with the problem said, when it cannot be read.
   private mutating func read(_ listed: Row, _ db: Database, _ history: HistoryLog) throws -> SnapshotRead? {
     do {
       guard
@@ -551,11 +552,7 @@ private struct VerificationRun {
       let name =
         try (snapshot.checked("label", in: EngineTable.snapshots.name, as: String?.self)).map { "\"\($0)\"" }
         ?? "(\(try snapshot.checked("kind", in: EngineTable.snapshots.name, as: String.self)))"
-      // Without its `rows`, which may hold the whole text a second time.
-      let seal = Row(["seq": snapshot["seq"], "checksum": snapshot["checksum"], "schema_seq": snapshot["schema_seq"]])
-      return SnapshotRead(
-        name: name, seq: try snapshot.checked("seq", in: EngineTable.snapshots.name), seal: seal, history: history,
-        text: try HistoryLog.snapshotText(snapshot, db))
+      return try SnapshotRead(snapshot, name: name, history: history, db)
     } catch let error as RewindError {
       report.problems.append("snapshot: \(error.message)")
       return nil
@@ -568,7 +565,7 @@ private struct VerificationRun {
     let (name, seq) = (snapshot.name, snapshot.seq)
     let stored: StateRows
     do {
-      stored = try snapshot.history.snapshotRows(snapshot.seal, text: snapshot.takeText())
+      stored = try snapshot.takeRows()
     } catch let error as RewindError {
       report.problems.append("snapshot: \(error.message)")
       return
@@ -587,19 +584,29 @@ private struct VerificationRun {
   }
 }
 
-/// A snapshot's text as a read transaction found it, parsed after: its seq, checksum and
-/// schema seq (the seal ``HistoryLog/snapshotRows(_:text:)`` checks), and the name reports
-/// give it.
+/// A snapshot's text as a read transaction found it, to be parsed after it (a million tasks'
+/// state takes 5 s and more): with its seq, checksum and schema seq (the seal
+/// ``HistoryLog/snapshotRows(_:text:)`` checks) and the name reports give it.
 private struct SnapshotRead {
   let name: String
   let seq: Int64
-  let seal: Row
-  let history: HistoryLog
-  var text: String
+  private let seal: Row
+  private let history: HistoryLog
+  private var text: String
 
-  /// The text, given up: freed once its rows are read.
-  mutating func takeText() -> String {
-    defer { text = "" }
-    return text
+  /// Reads the whole text of `row`, a `snapshots` row with `rows` and `part_set`.
+  init(_ row: Row, name: String, history: HistoryLog, _ db: Database) throws {
+    (self.name, self.history) = (name, history)
+    seq = try row.checked("seq", in: EngineTable.snapshots.name)
+    // Without its `rows`, which may hold the whole text a second time.
+    seal = Row(["seq": row["seq"], "checksum": row["checksum"], "schema_seq": row["schema_seq"]])
+    text = try HistoryLog.snapshotText(row, db)
+  }
+
+  /// The snapshot's rows, its seal checked; the text is given up, freed once they are read.
+  mutating func takeRows() throws -> StateRows {
+    let taken = text
+    text = ""
+    return try history.snapshotRows(seal, text: taken)
   }
 }
