@@ -38,8 +38,8 @@ extension RewindDatabase {
   /// `walPatience`) while that WAL is long and the app goes on writing: its checkpoint copies
   /// what it wrote during the last read, and its next commit starts the WAL over. Then
   /// `betweenReads` runs (for tests). The entries a replay has passed do not change: the log
-  /// only grows. Compaction is the one thing that removes entries; when the base moved between two reads (or the
-  /// engine's or the app's schema changed), the check starts over.
+  /// only grows. Compaction is the one thing that removes entries; when the base moved between
+  /// two reads (or the engine's or the app's schema changed), the check starts over.
   func verify(
     progress: (Int, Int) -> Void, keepingStateAt pick: (Database, HistoryLog) throws -> Int64?,
     entriesPerRead: Int = entriesPerVerifyRead, changeBytesPerRead: Int = changeBytesPerVerifyRead,
