@@ -141,6 +141,34 @@ struct VerifyInReadsTests {
     #expect(try verify(path, entriesPerRead: 1).problems == unsealed.problems)
   }
 
+  /// Snapshots at or before the base (labelled ones a compaction kept) are each read in a
+  /// read of their own too, then checked by their checksum, and said after the base, before
+  /// the replay's lines, as one read says them.
+  @Test func snapshotsBeforeTheBaseAreEachReadInAReadOfTheirOwn() throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    _ = try RewindDatabase(path: path).compact(keep: 1)
+    var reads = 0
+    let report = try verify(path, entriesPerRead: 1_000_000) { reads += 1 }
+    #expect(report.isHealthy, "\(report.problems)")
+    let early = report.passed.filter { $0.contains("before the history kept") }
+    #expect(early.count == 2, "\(report.passed)")
+    #expect(early.first?.contains("\"four\"") == true)
+    let firstEarly = try #require(report.passed.firstIndex { $0.contains("before the history kept") })
+    let replayLine = try #require(report.passed.firstIndex { $0.hasPrefix("action_log: ") })
+    #expect(firstEarly < replayLine, "\(report.passed)")
+    try edit(path, "DELETE FROM snapshots WHERE label = 'four'")
+    var readsWithOne = 0
+    _ = try verify(path, entriesPerRead: 1_000_000) { readsWithOne += 1 }
+    #expect(readsWithOne == reads - 1)
+    try edit(path, "UPDATE snapshots SET rows = replace(rows, 'Two', 'Deux') WHERE label = 'selected'")
+    let damaged = try verify(path, entriesPerRead: 1_000_000)
+    #expect(damaged.problems.contains { $0.contains("was modified after it was taken") }, "\(damaged.problems)")
+    // Counted before the replay: the replay's own line still says it holds.
+    #expect(damaged.passed.contains { $0.hasPrefix("action_log: ") }, "\(damaged.passed)")
+    #expect(try verify(path, entriesPerRead: 1).problems == damaged.problems)
+  }
+
   /// Two snapshots at one seq are each checked once, in the order they were taken, whichever
   /// read reaches them.
   @Test(arguments: [1, 1_000_000])

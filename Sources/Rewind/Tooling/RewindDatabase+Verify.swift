@@ -12,7 +12,7 @@ extension RewindDatabase {
   /// whole check: the file-wide checks, then the log replayed some 8 MiB of changes at a time,
   /// then each table compared with the replay (caught up first with what the app wrote
   /// meanwhile). A snapshot the replay reaches ends a read: its text is read there, and parsed
-  /// and compared after (as the base's is). Before each read `verify` waits, up to 0.2 s,
+  /// and compared after (as the base's is, and each snapshot kept from before the base). Before each read `verify` waits, up to 0.2 s,
   /// while the app's WAL is long and the app goes on writing, for the WAL to start over (it
   /// does once the app's checkpoint has copied what it wrote during the last read). At a
   /// million tasks the longest read is about 3 s (the integrity check, or comparing the
@@ -96,6 +96,7 @@ extension RewindDatabase {
       try betweenReads()
       let finished = try read { db, history -> Bool? in
         guard try run.follows(db, history) else { return nil }
+        if try run.readEarlySnapshot(db, history) { return false }
         guard try run.replayEntries(db, history, upTo: limit, progress: progress) else {
           // (A read that ends at a snapshot the app stored meanwhile is no lag.)
           if caughtUp, !run.endsAtSnapshot { lagging += 1 }
@@ -181,8 +182,11 @@ private struct VerificationRun {
   /// and the rows each table held then.
   private var base: SnapshotRead?
   private var tableRows: [String: Int] = [:]
-  /// What the first read found of the snapshots at or before the base, said once the base is.
-  private var earlySnapshots: (passed: [String], problems: [String]) = ([], [])
+  /// The snapshots at or before the base (`id`, `seq`), listed by the first read, each read
+  /// in a read of its own once the base is parsed, and checked after it.
+  private var earlySnapshots: [Row] = []
+  /// Whether the snapshot the last read reached is one of those.
+  private var readingEarlySnapshot = false
 
   /// Runs the file-wide checks and starts the replay from the base.
   init(_ db: Database, _ history: HistoryLog, keeping pick: (Database, HistoryLog) throws -> Int64?) throws {
@@ -227,18 +231,11 @@ private struct VerificationRun {
     }
     // Snapshots at or before the base (labelled ones compaction kept, or a seq edited to
     // one) are still restored by label: the log no longer reaches them, so their checksum,
-    // over their seq and rows, is what there is to check.
-    // (Said after the base is read, as when it was read here: not at all if it fails.)
-    let said = (report.passed.count, report.problems.count)
-    for early in try Row.fetchAll(
+    // over their seq and rows, is what there is to check (``readEarlySnapshot(_:_:)``: said
+    // after the base, not at all if it fails).
+    earlySnapshots = try Row.fetchAll(
       db, sql: "SELECT id, seq FROM snapshots WHERE seq <= ? AND NOT (kind = 'base' AND seq = ?) ORDER BY seq",
       arguments: [history.baseSeq, history.baseSeq])
-    {
-      try check(early, against: nil, db, history)
-    }
-    earlySnapshots = (Array(report.passed[said.0...]), Array(report.problems[said.1...]))
-    report.passed.removeSubrange(said.0...)
-    report.problems.removeSubrange(said.1...)
   }
 
   /// Parses the base snapshot the first read found, outside any read transaction, sizes the
@@ -254,9 +251,6 @@ private struct VerificationRun {
         return
       }
     }
-    report.passed += earlySnapshots.passed
-    report.problems += earlySnapshots.problems
-    earlySnapshots = ([], [])
     problemsBeforeReplay = report.problems.count
     // The replay's tables are sized for the rows the file's tables held at the first read,
     // most of the rows a long log's replay ends with: they grow once, not by doubling and
@@ -510,13 +504,6 @@ private struct VerificationRun {
     if let unfinishedParts { report.passed.append(unfinishedParts) }
   }
 
-  /// Checks the snapshot `listed` names: its checksum, and its rows against `rows`, the
-  /// replayed state at its seq (`nil`: the log does not reach it).
-  private mutating func check(_ listed: Row, against rows: StateRows?, _ db: Database, _ history: HistoryLog) throws {
-    guard let snapshot = try read(listed, db, history) else { return }
-    try compare(snapshot, against: rows)
-  }
-
   /// Reads the text of the next snapshot listed if its seq is before `seq`, to be compared
   /// after the read (``compareSnapshotRead()``). Returns whether it did: the read is to end
   /// there, before any more of the log is replayed.
@@ -531,13 +518,27 @@ private struct VerificationRun {
     return true
   }
 
+  /// Reads the text of the next snapshot at or before the base, to be checked after the read
+  /// (``compareSnapshotRead()``) by its checksum alone. Returns whether there was one: the read
+  /// is to end there, before the replay.
+  mutating func readEarlySnapshot(_ db: Database, _ history: HistoryLog) throws -> Bool {
+    guard !earlySnapshots.isEmpty else { return false }
+    readingEarlySnapshot = true
+    snapshotRead = try read(earlySnapshots.removeFirst(), db, history)
+    return true
+  }
+
   /// Whether the read under way ends at a snapshot it reached (``readSnapshot(dueBefore:_:_:)``).
   var endsAtSnapshot: Bool { snapshotRead != nil }
 
-  /// Compares the snapshot the last read reached with the replay, which is at its seq.
+  /// Compares the snapshot the last read reached with the replay, which is at its seq, or, for
+  /// one at or before the base, checks its checksum.
   mutating func compareSnapshotRead() throws {
-    guard let snapshot = snapshotRead.take() else { return }
-    try compare(snapshot, against: replayed)
+    let early = readingEarlySnapshot
+    readingEarlySnapshot = false
+    if let snapshot = snapshotRead.take() { try compare(snapshot, against: early ? nil : replayed) }
+    // What is said of them comes before the replay, whose problems are counted from here.
+    if early { problemsBeforeReplay = report.problems.count }
   }
 
   /// The snapshot `listed` names, its text read whole; `nil` when it is gone (removed since it
