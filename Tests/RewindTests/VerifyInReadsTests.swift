@@ -169,6 +169,43 @@ struct VerifyInReadsTests {
     #expect(try verify(path, entriesPerRead: 1).problems == damaged.problems)
   }
 
+  /// A snapshot the app stores while the check runs, at a seq the replay has passed (a store's
+  /// automatic snapshot is written after its seq), is checked by its checksum once the replay
+  /// has caught up, and said; one whose rows were changed under its seal is found.
+  @Test(arguments: [false, true])
+  func aSnapshotStoredBehindTheReplayIsCheckedByItsChecksum(damaged: Bool) throws {
+    let directory = try TemporaryDirectory()
+    let path = try file(in: directory)
+    let four = try RewindDatabase(path: path).read { db, _ in
+      try Int64.fetchOne(db, sql: "SELECT seq FROM snapshots WHERE label = 'four'") ?? 0
+    }
+    var reads = 0
+    let report = try verify(path, entriesPerRead: 1) {
+      reads += 1
+      // One entry a read: past the first read and `four` entries more, the replay is past it.
+      guard reads == Int(four) + 3 else { return }
+      try edit(
+        path,
+        """
+        INSERT INTO snapshots (label, seq, kind, row_count, rows, part_set, checksum, schema_seq)
+        SELECT 'copy', seq, kind, row_count, \(damaged ? "replace(rows, 'Two', 'Deux')" : "rows"), part_set,
+          checksum, schema_seq
+        FROM snapshots WHERE label = 'four'
+        """)
+    }
+    let line = "snapshot \"copy\" at seq \(four), stored while verify ran and behind its replay"
+    if damaged {
+      let found = report.problems.contains { $0.contains("the snapshot at seq \(four) was modified") }
+      #expect(found, "\(report.problems)")
+      #expect(!report.passed.contains { $0.contains(line) })
+    } else {
+      #expect(report.isHealthy, "\(report.problems)")
+      #expect(report.passed.contains { $0.contains(line) }, "\(report.passed)")
+    }
+    // Checked once: the copy is not also taken for one the replay reaches.
+    #expect(report.passed.filter { $0.contains("\"copy\"") }.count == (damaged ? 0 : 1))
+  }
+
   /// Two snapshots at one seq are each checked once, in the order they were taken, whichever
   /// read reaches them.
   @Test(arguments: [1, 1_000_000])

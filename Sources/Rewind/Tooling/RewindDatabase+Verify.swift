@@ -19,7 +19,8 @@ extension RewindDatabase {
   /// largest table). Entries do not change once written, so what the replay passed still
   /// holds; if a compaction or a migration (which rewrites entries) happens in between, the
   /// check starts over, and `progress` with it. A snapshot stored while the check runs is
-  /// checked if its seq is still ahead of the replay.
+  /// compared with the replay if its seq is still ahead of it, and otherwise checked by its
+  /// checksum once the replay has caught up (unless a table differs).
   ///
   /// - Parameter progress: called with (entries replayed, entries in all) now and then.
   public func verify(progress: (Int, Int) -> Void = { _, _ in }) throws -> VerificationReport {
@@ -113,6 +114,8 @@ extension RewindDatabase {
           matching = try run.replayed.matchesTable(table, in: db, catalog: catalog)
           if matching { return false }
         }
+        // (When a table differs, the tables are listed now, in this read.)
+        if matching, try run.readSnapshotBehindTheReplay(db, history) { return false }
         try run.finish(db, history, progress: progress)
         tables = TableComparison(catalog: catalog, differingRows: matching ? nil : try StateRows(db, catalog: catalog))
         return true
@@ -185,8 +188,18 @@ private struct VerificationRun {
   /// The snapshots at or before the base (`id`, `seq`), listed by the first read, each read
   /// in a read of its own once the base is parsed, and checked after it.
   private var earlySnapshots: [Row] = []
-  /// Whether the snapshot the last read reached is one of those.
-  private var readingEarlySnapshot = false
+  /// Where the snapshot the last read found is, which says what it is checked against.
+  private var snapshotReach = SnapshotReach.replayed
+
+  /// Where a snapshot is against the replay.
+  private enum SnapshotReach {
+    /// At the replay's seq: compared with the replayed rows.
+    case replayed
+    /// At or before the base: the log no longer reaches it.
+    case beforeTheBase
+    /// Stored while the check ran, at a seq the replay had passed.
+    case behindTheReplay
+  }
 
   /// Runs the file-wide checks and starts the replay from the base.
   init(_ db: Database, _ history: HistoryLog, keeping pick: (Database, HistoryLog) throws -> Int64?) throws {
@@ -523,8 +536,22 @@ private struct VerificationRun {
   /// is to end there, before the replay.
   mutating func readEarlySnapshot(_ db: Database, _ history: HistoryLog) throws -> Bool {
     guard !earlySnapshots.isEmpty else { return false }
-    readingEarlySnapshot = true
+    snapshotReach = .beforeTheBase
     snapshotRead = try read(earlySnapshots.removeFirst(), db, history)
+    return true
+  }
+
+  /// Once the replay has caught up, reads the text of a snapshot the app stored while the check
+  /// ran at a seq the replay had passed (no read listed it ahead of the replay), to be checked
+  /// after the read by its checksum alone. Returns whether there was one.
+  mutating func readSnapshotBehindTheReplay(_ db: Database, _ history: HistoryLog) throws -> Bool {
+    let ids = try Int64.fetchAll(
+      db, sql: "SELECT id FROM snapshots WHERE seq > ? ORDER BY seq, id", arguments: [baseSeq])
+    guard let id = ids.first(where: { !checkedSnapshots.contains($0) }) else { return false }
+    checkedSnapshots.insert(id)
+    let listed: Row = ["id": id]
+    snapshotReach = .behindTheReplay
+    snapshotRead = try read(listed, db, history)
     return true
   }
 
@@ -532,13 +559,14 @@ private struct VerificationRun {
   var endsAtSnapshot: Bool { snapshotRead != nil }
 
   /// Compares the snapshot the last read reached with the replay, which is at its seq, or, for
-  /// one at or before the base, checks its checksum.
+  /// one the replay does not reach, checks its checksum.
   mutating func compareSnapshotRead() throws {
-    let early = readingEarlySnapshot
-    readingEarlySnapshot = false
-    if let snapshot = snapshotRead.take() { try compare(snapshot, against: early ? nil : replayed) }
-    // What is said of them comes before the replay, whose problems are counted from here.
-    if early { problemsBeforeReplay = report.problems.count }
+    let reach = snapshotReach
+    snapshotReach = .replayed
+    if let snapshot = snapshotRead.take() { try compare(snapshot, reach) }
+    // What is said of those before the base comes before the replay, whose problems are
+    // counted from here.
+    if reach == .beforeTheBase { problemsBeforeReplay = report.problems.count }
   }
 
   /// The snapshot `listed` names, its text read whole; `nil` when it is gone (removed since it
@@ -560,9 +588,9 @@ private struct VerificationRun {
     }
   }
 
-  /// Parses `snapshot`'s text (which needs no read transaction) and compares its rows with
-  /// `rows`.
-  private mutating func compare(_ snapshot: consuming SnapshotRead, against rows: StateRows?) throws {
+  /// Parses `snapshot`'s text (which needs no read transaction), which checks its checksum, and
+  /// compares its rows with the replay's if it is at the replay's seq.
+  private mutating func compare(_ snapshot: consuming SnapshotRead, _ reach: SnapshotReach) throws {
     let (name, seq) = (snapshot.name, snapshot.seq)
     let stored: StateRows
     do {
@@ -571,15 +599,18 @@ private struct VerificationRun {
       report.problems.append("snapshot: \(error.message)")
       return
     }
-    guard let rows else {
+    switch reach {
+    case .beforeTheBase:
       report.passed.append(
         "snapshot \(name) at seq \(seq), before the history kept, holds the rows and seq it was taken with")
-      return
-    }
-    if stored == rows {
+    case .behindTheReplay:
+      report.passed.append(
+        "snapshot \(name) at seq \(seq), stored while verify ran and behind its replay, holds the rows and seq it was taken with"
+      )
+    case .replayed where stored == replayed:
       report.passed.append("snapshot \(name) at seq \(seq) matches the log")
-    } else {
-      let first = rows.changes(to: stored).first.map { "\($0.table) \(describe($0.key))" } ?? ""
+    case .replayed:
+      let first = replayed.changes(to: stored).first.map { "\($0.table) \(describe($0.key))" } ?? ""
       report.problems.append("snapshot \(name) at seq \(seq) differs from the log, first at \(first)")
     }
   }
