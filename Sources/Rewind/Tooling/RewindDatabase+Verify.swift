@@ -524,10 +524,10 @@ private struct VerificationRun {
     guard nextSnapshot < snapshots.count,
       try snapshots[nextSnapshot].checked("seq", in: EngineTable.snapshots.name, as: Int64.self) < seq
     else { return false }
-    let listed = snapshots[nextSnapshot]
+    let id: Int64 = try snapshots[nextSnapshot].checked("id", in: EngineTable.snapshots.name)
     nextSnapshot += 1
-    checkedSnapshots.insert(try listed.checked("id", in: EngineTable.snapshots.name))
-    snapshotRead = try read(listed, db, history)
+    checkedSnapshots.insert(id)
+    snapshotRead = try read(id: id, db, history)
     return true
   }
 
@@ -537,7 +537,8 @@ private struct VerificationRun {
   mutating func readEarlySnapshot(_ db: Database, _ history: HistoryLog) throws -> Bool {
     guard !earlySnapshots.isEmpty else { return false }
     snapshotReach = .beforeTheBase
-    snapshotRead = try read(earlySnapshots.removeFirst(), db, history)
+    snapshotRead = try read(
+      id: try earlySnapshots.removeFirst().checked("id", in: EngineTable.snapshots.name), db, history)
     return true
   }
 
@@ -549,9 +550,8 @@ private struct VerificationRun {
       db, sql: "SELECT id FROM snapshots WHERE seq > ? ORDER BY seq, id", arguments: [baseSeq])
     guard let id = ids.first(where: { !checkedSnapshots.contains($0) }) else { return false }
     checkedSnapshots.insert(id)
-    let listed: Row = ["id": id]
     snapshotReach = .behindTheReplay
-    snapshotRead = try read(listed, db, history)
+    snapshotRead = try read(id: id, db, history)
     return true
   }
 
@@ -569,14 +569,14 @@ private struct VerificationRun {
     if reach == .beforeTheBase { problemsBeforeReplay = report.problems.count }
   }
 
-  /// The snapshot `listed` names, its text read whole; `nil` when it is gone (removed since it
-  /// was listed), or, with the problem said, when it cannot be read.
-  private mutating func read(_ listed: Row, _ db: Database, _ history: HistoryLog) throws -> SnapshotRead? {
+  /// The snapshot `id`, its text read whole; `nil` when it is gone (removed since it was
+  /// listed), or, with the problem said, when it cannot be read.
+  private mutating func read(id: Int64, _ db: Database, _ history: HistoryLog) throws -> SnapshotRead? {
     do {
       guard
         let snapshot = try Row.fetchOne(
           db, sql: "SELECT label, seq, kind, rows, part_set, checksum, schema_seq FROM snapshots WHERE id = ?",
-          arguments: [listed["id"]])
+          arguments: [id])
       else { return nil }
       let name =
         try (snapshot.checked("label", in: EngineTable.snapshots.name, as: String?.self)).map { "\"\($0)\"" }
