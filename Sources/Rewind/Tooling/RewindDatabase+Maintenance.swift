@@ -54,11 +54,12 @@ extension RewindDatabase {
   /// restores to a seq before the base are refused.
   ///
   /// An app may go on writing to the file meanwhile: the base's rows are the state that
-  /// ``verify(progress:)``'s replay reached at the base (the file's state there, once the whole replay holds), stored
-  /// in parts, each in a short transaction of its own, and the write lock is taken to move the
-  /// base. If the base moved in between (an undo changed what redo needs, another compaction
-  /// ran, the app migrated the file), its rows are read again under the lock. The entries folded in are then removed in batches of about 10 ms each, and the
-  /// file shrinks in steps of up to about 30 ms each (incremental auto-vacuum); a file created
+  /// ``verify(progress:)``'s replay reached at the base (the file's state there, once the
+  /// whole replay holds), stored in parts, each in a short transaction of its own, and the
+  /// write lock is taken to move the base. If the base moved in between (an undo changed what
+  /// redo needs, another compaction ran, the app migrated the file), its rows are read again
+  /// under the lock. The entries folded in are then removed in batches of about 10 ms each, and
+  /// the file shrinks in steps of up to about 30 ms each (incremental auto-vacuum); a file created
   /// without that mode (by an earlier release, or holding the app's own tables first) is
   /// switched to it by one `VACUUM` at its first compaction, which holds the write lock while
   /// it rewrites the file. What a compaction stopped partway left, the next one finishes.
@@ -312,7 +313,7 @@ extension RewindDatabase {
   }
 
   /// The size of one file, 0 when there is none.
-  static func bytes(of file: String) -> Int64 {
+  private static func bytes(of file: String) -> Int64 {
     ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0
   }
 }

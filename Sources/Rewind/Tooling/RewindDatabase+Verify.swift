@@ -185,9 +185,9 @@ private struct VerificationRun {
   /// and the rows each table held then.
   private var base: SnapshotRead?
   private var tableRows: [String: Int] = [:]
-  /// The snapshots at or before the base (`id`, `seq`), listed by the first read, each read
+  /// The snapshots at or before the base (`id`s, by seq), listed by the first read, each read
   /// in a read of its own once the base is parsed, and checked after it.
-  private var earlySnapshots: [Row] = []
+  private var earlySnapshots: [Int64] = []
   /// Where the snapshot the last read found is, which says what it is checked against.
   private var snapshotReach = SnapshotReach.replayed
 
@@ -246,8 +246,8 @@ private struct VerificationRun {
     // one) are still restored by label: the log no longer reaches them, so their checksum,
     // over their seq and rows, is what there is to check (``readEarlySnapshot(_:_:)``: said
     // after the base, not at all if it fails).
-    earlySnapshots = try Row.fetchAll(
-      db, sql: "SELECT id, seq FROM snapshots WHERE seq <= ? AND NOT (kind = 'base' AND seq = ?) ORDER BY seq",
+    earlySnapshots = try Int64.fetchAll(
+      db, sql: "SELECT id FROM snapshots WHERE seq <= ? AND NOT (kind = 'base' AND seq = ?) ORDER BY seq",
       arguments: [history.baseSeq, history.baseSeq])
   }
 
@@ -537,8 +537,7 @@ private struct VerificationRun {
   mutating func readEarlySnapshot(_ db: Database, _ history: HistoryLog) throws -> Bool {
     guard !earlySnapshots.isEmpty else { return false }
     snapshotReach = .beforeTheBase
-    snapshotRead = try read(
-      id: try earlySnapshots.removeFirst().checked("id", in: EngineTable.snapshots.name), db, history)
+    snapshotRead = try read(id: earlySnapshots.removeFirst(), db, history)
     return true
   }
 
