@@ -329,6 +329,42 @@ struct VerifyInReadsTests {
     #expect(report.entriesReplayed == kept)
   }
 
+  /// An app's migration between two reads rewrites the tables (and may rewrite logged
+  /// entries): the check starts over on the migrated file, progress with it, and reports what a
+  /// check of the migrated file does.
+  @Test func anAppMigrationBetweenReadsStartsTheCheckOver() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("contacts.sqlite")
+    let v1 = try Store(path: path, initialState: ContactsV1(), reducer: ContactsReducer<ContactsV1>())
+    try v1.send(.add(id: 1, name: "Ada", street: "1 Main St"))
+    try v1.send(.add(id: 2, name: "Grace", street: "2 Elm St"))
+    try v1.send(.rename(id: 2, name: "Grace Hopper"))
+    try v1.send(.search("a"))
+    var reads = 0
+    var replayed: [Int] = []
+    let report = try RewindDatabase(path: path, readOnly: true).verify(
+      progress: { done, _ in replayed.append(done) }, keepingStateAt: { _, _ in nil }, entriesPerRead: 1,
+      betweenReads: {
+        reads += 1
+        // Once the replay has passed entries of version 1: version 3 opens the file.
+        if reads == 3 {
+          let v3 = try Store(path: path, initialState: ContactsV3(), reducer: ContactsReducer<ContactsV3>())
+          try v3.send(.setPhone(id: 1, phone: "555-0100"))
+        }
+      }
+    ).report
+    #expect(report.isHealthy, "\(report.problems)")
+    let migrated = try verify(path, entriesPerRead: 1_000_000)
+    #expect(report.passed == migrated.passed)
+    #expect(report.entriesReplayed == migrated.entriesReplayed)
+    #expect(replayed.last == migrated.entriesReplayed)
+    // The third read found the file migrated and ended the first try; the second try read the
+    // migrated file as a check of it alone does.
+    var readsOfTheMigratedFile = 0
+    _ = try verify(path, entriesPerRead: 1) { readsOfTheMigratedFile += 1 }
+    #expect(reads == 3 + readsOfTheMigratedFile, "\(reads) reads")
+  }
+
   /// A file compacted between the reads of every try is refused with an error saying so, and
   /// left as the compactions left it.
   @Test func aFileCompactedOnEveryTryIsRefusedClearly() throws {
