@@ -365,6 +365,53 @@ struct VerifyInReadsTests {
     #expect(reads == 3 + readsOfTheMigratedFile, "\(reads) reads")
   }
 
+  /// The snapshot of a barrier migration, whose state the replay goes on from, is read by the
+  /// read that replays the migration's entry, which ends there, and parsed after it (seconds at
+  /// a million tasks), as the base's is. The report is the one a single read gives, damage to
+  /// the snapshot included.
+  @Test func aBarrierMigrationsSnapshotEndsTheReadThatReachesIt() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("contacts.sqlite")
+    do {
+      let v1 = try Store(path: path, initialState: ContactsV1(), reducer: ContactsReducer<ContactsV1>())
+      try v1.send(.add(id: 1, name: "Ada", street: "1 Main St"))
+      try v1.send(.add(id: 2, name: "Grace", street: "2 Elm St"))
+    }
+    let shouting = try Store(
+      path: path, initialState: AppMigrationTests.Shouting(), reducer: ContactsReducer<AppMigrationTests.Shouting>())
+    let barrier = shouting.lastSeq
+    try shouting.send(.rename(id: 2, name: "GRACE HOPPER"))
+    let entries = try RewindDatabase(path: path, readOnly: true).read { _, history in history.lastSeq }
+    let snapshotsAtTheBarrier = try RewindDatabase(path: path, readOnly: true).read { db, _ in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots WHERE seq = ?", arguments: [barrier]) ?? 0
+    }
+    #expect(snapshotsAtTheBarrier == 1)
+    var reads = 0
+    let whole = try verify(path, entriesPerRead: 1_000_000) { reads += 1 }
+    #expect(whole.isHealthy, "\(whole.problems)")
+    #expect(whole.entriesReplayed == Int(entries))
+    // After the file-wide checks' read: the log up to the barrier (its snapshot read there);
+    // the snapshot due at the barrier's seq, compared after a read that ends before the next
+    // entry; the rest of the log and the first table; a read each other table; the last.
+    let tables = try RewindDatabase(path: path, readOnly: true).read { _, history in
+      history.tables.tableNames.count
+    }
+    #expect(reads == 2 + tables + 1, "\(reads) reads")
+    for entriesPerRead in [1, 2] {
+      let inReads = try verify(path, entriesPerRead: entriesPerRead)
+      #expect(inReads.passed == whole.passed, "\(entriesPerRead) entries a read")
+      #expect(inReads.problems == whole.problems, "\(entriesPerRead) entries a read")
+    }
+    try edit(path, "UPDATE snapshots SET rows = replace(rows, 'ADA', 'ADDA') WHERE seq = \(barrier)")
+    let damaged = try verify(path, entriesPerRead: 1_000_000)
+    #expect(damaged.problems.first?.hasPrefix("barrier snapshot: the snapshot at seq \(barrier) was modified") == true)
+    for entriesPerRead in [1, 2] {
+      let inReads = try verify(path, entriesPerRead: entriesPerRead)
+      #expect(inReads.problems == damaged.problems, "\(entriesPerRead) entries a read")
+      #expect(inReads.passed == damaged.passed, "\(entriesPerRead) entries a read")
+    }
+  }
+
   /// A file compacted between the reads of every try is refused with an error saying so, and
   /// left as the compactions left it.
   @Test func aFileCompactedOnEveryTryIsRefusedClearly() throws {

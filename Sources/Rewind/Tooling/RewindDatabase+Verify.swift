@@ -12,7 +12,8 @@ extension RewindDatabase {
   /// whole check: the file-wide checks, then the log replayed some 8 MiB of changes at a time,
   /// then each table compared with the replay (caught up first with what the app wrote
   /// meanwhile). A snapshot the replay reaches ends a read: its text is read there, and parsed
-  /// and compared after (as the base's is, and each snapshot kept from before the base). Before each read `verify` waits, up to 0.2 s,
+  /// and compared after (as the base's is, each snapshot kept from before the base, and a
+  /// barrier migration's, which the replay goes on from). Before each read `verify` waits, up to 0.2 s,
   /// while the app's WAL is long and the app goes on writing, for the WAL to start over (it
   /// does once the app's checkpoint has copied what it wrote during the last read). At a
   /// million tasks the longest read is about 3 s (the integrity check, or comparing the
@@ -124,6 +125,7 @@ extension RewindDatabase {
         BackgroundRelease.free(run.takeReplay())
         return nil
       }
+      try run.startFromBarrier()
       try run.compareSnapshotRead()
       if finished { break }
     }
@@ -190,6 +192,9 @@ private struct VerificationRun {
   private var earlySnapshots: [Int64] = []
   /// Where the snapshot the last read found is, which says what it is checked against.
   private var snapshotReach = SnapshotReach.replayed
+  /// The snapshot of a barrier migration the last read replayed, whose state the replay goes
+  /// on from: its text read there, parsed after (``startFromBarrier()``), as the base's is.
+  private var barrier: SnapshotRead?
 
   /// Where a snapshot is against the replay.
   private enum SnapshotReach {
@@ -385,7 +390,7 @@ private struct VerificationRun {
         }
       }
       if replayStopped { return true }
-      if bytes >= limit.changeBytes { return false }
+      if bytes >= limit.changeBytes || barrier != nil { return false }
     }
     return read < limit.entries
   }
@@ -450,16 +455,31 @@ private struct VerificationRun {
         return false
       }
       do {
-        replayed = try history.snapshotRows(snapshot, db)
-        (lastWriter, start) = ([:], "as the snapshot of the migration at seq \(seq) left it")
+        barrier = try SnapshotRead(snapshot, name: "barrier", history: history, db)
       } catch let error as RewindError {
         report.problems.append("barrier snapshot: \(error.message)")
         replayStopped = true
         return false
       }
+      return true
     }
     if seq == keptSeq { kept = (seq, replayed) }
     return true
+  }
+
+  /// Parses the snapshot of the barrier migration the last read replayed, outside any read
+  /// transaction (seconds at a million tasks), and goes on from its state.
+  mutating func startFromBarrier() throws {
+    guard var barrier = barrier.take() else { return }
+    do {
+      replayed = try barrier.takeRows()
+    } catch let error as RewindError {
+      report.problems.append("barrier snapshot: \(error.message)")
+      replayStopped = true
+      return
+    }
+    (lastWriter, start) = ([:], "as the snapshot of the migration at seq \(barrier.seq) left it")
+    if barrier.seq == keptSeq { kept = (barrier.seq, replayed) }
   }
 
   /// The checks after the replay and the snapshots: the undo stacks and unfinished parts.
