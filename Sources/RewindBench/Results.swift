@@ -32,6 +32,9 @@ struct Results {
   var rowsCompared: [String: Int] = [:]
   var undo: [String: Samples] = [:]
   var redo: [String: Samples] = [:]
+  /// Undo of a rename to a long title, by "plain N" or "newlines N" (N characters).
+  var longTitleUndo: [String: Samples] = [:]
+  static let longTitleLengths = [100_000, 400_000]
   var openEngineMs: [String: Double] = [:]
   var openRawMs: [String: Double] = [:]
   var openEngineFreshMs: [String: Double] = [:]
@@ -133,6 +136,18 @@ struct Results {
         "  undo at largest log / smallest: \(f(undo[last]!.median / undo[first]!.median, 2)); undo / one send (100 tasks): \(f(undo[last]!.median / dispatch.median, 2))"
       )
     }
+    if !longTitleUndo.isEmpty {
+      let (short, long) = (Self.longTitleLengths[0], Self.longTitleLengths[1])
+      func ms(_ kind: String, _ characters: Int) -> Double {
+        (longTitleUndo["\(kind) \(characters)"]?.median ?? .nan) / 1_000
+      }
+      func growth(_ kind: String) -> String { f(ms(kind, long) / ms(kind, short) / Double(long / short), 2) }
+      lines.append(
+        "  undo of a rename to a long title, ms (plain / a newline every six characters): "
+          + Self.longTitleLengths.map { "\($0) characters \(f(ms("plain", $0), 2)) / \(f(ms("newlines", $0), 2))" }
+          .joined(separator: ", ")
+          + "; per character at \(long) / at \(short): \(growth("plain")) / \(growth("newlines"))")
+    }
     lines.append("")
     lines.append(
       "Open, ms (engine / raw read of the same tables, until the state is in memory, in this process and each in a fresh one; then the release of each)"
@@ -189,6 +204,7 @@ struct Results {
       "engine_without_persistence_us": stats(engineWithoutPersistence),
       "undo_us": stats(undo),
       "redo_us": stats(redo),
+      "long_title_undo_us": stats(longTitleUndo),
       "open_ms": ["engine": openEngineMs, "raw": openRawMs],
       "open_fresh_process_ms": ["engine": openEngineFreshMs, "raw": openRawFreshMs],
       "release_ms": ["engine": releaseEngineMs, "raw": releaseRawMs, "engine_freed_in_background": freedEngineMs],

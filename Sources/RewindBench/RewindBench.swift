@@ -448,6 +448,26 @@ struct Benchmark {
       results.undo[String(entry.length)] = undos[index]
       results.redo[String(entry.length)] = redos[index]
     }
+    try longTitleUndo()
+  }
+
+  /// Undo of one rename to a long title, plain and with a newline every six characters (its
+  /// JSON has an escape every six), at two lengths, in alternating rounds: the cost per
+  /// character should not grow with the length. (Text that mixed escapes with other
+  /// characters was read in time quadratic in its length: 1.5 s for 400,000 characters.)
+  mutating func longTitleUndo() throws {
+    note("undo: long titles")
+    let path = temporaryDatabase("undo-titles")
+    defer { removeDatabase(path) }
+    let store = try TasksStore(path: path, initialState: Workload.state(taskCount: 100), reducer: TasksReducer())
+    for _ in 0..<5 {
+      for characters in Results.longTitleLengths {
+        for (kind, piece) in [("plain", "abcdef"), ("newlines", "abcde\n")] {
+          try store.send(.rename(id: 1, title: String(repeating: piece, count: characters / 6)))
+          try results.longTitleUndo["\(kind) \(characters)", default: Samples()].time { _ = try store.undo() }
+        }
+      }
+    }
   }
 
   // MARK: - Compaction while a store sends
