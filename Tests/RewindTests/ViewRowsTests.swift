@@ -203,4 +203,37 @@ struct ViewRowsTests {
       #expect(rows.rows["twice"] == "\(last)" && rows.rows["replaced"] == "\(last)")
     }
   }
+
+  /// A view part of many properties (a dictionary stored a row per key): each walk's changes
+  /// are the keys that changed, were added or went, as the model finds them, either side of
+  /// where properties stop being searched one by one. (A search per property met made a walk
+  /// of 8,000 take 110 ms.)
+  @Test(arguments: [10, 16, 17, 300])
+  func aViewOfManyPropertiesChangesTheRowsOfTheKeysThatChanged(keys: Int) throws {
+    var random = SplitMix64(seed: UInt64(keys))
+    var value = Dictionary(uniqueKeysWithValues: (0..<keys).map { ("p\($0)", Int(random.next() % 10)) })
+    let rows = ViewRows(rows: [:], defaults: [:], path: Self.path)
+    var changes: [RowChange] = []
+    try rows.takeChanges(to: value, into: &changes)
+    #expect(changes.count == keys)
+    for _ in 0..<20 {
+      var changed: Set<String> = []
+      for _ in 0..<(1 + Int(random.next() % 4)) {
+        let key = "p\(random.next() % UInt64(keys + 5))"
+        switch random.next() % 3 {
+        case 0: value[key] = nil
+        default: value[key] = Int(random.next() % 10)
+        }
+        changed.insert(key)
+      }
+      let before = rows.rows
+      changes = []
+      try rows.takeChanges(to: value, into: &changes)
+      let expected = try #require(try CompactJSONEncoder.encodeMembers(value))
+      #expect(rows.rows == expected)
+      let written = changes.map { ($0.after ?? $0.before)?["path"] }
+      let differing = changed.filter { before[$0] != expected[$0] }.sorted()
+      #expect(written == differing.map { Self.path($0).databaseValue }, "changed \(changed.sorted())")
+    }
+  }
 }

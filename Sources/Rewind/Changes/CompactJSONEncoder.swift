@@ -41,11 +41,15 @@ enum CompactJSONEncoder {
       case literal(String)  // null, true, false, or a number, as written
       case string(String)
       case array([Child])
-      /// Members in the order they were encoded; a key set again replaces its value. Coding
-      /// keys are few per object, so a search beats hashing.
+      /// Members in the order they were encoded; a key set again replaces its value.
       case object([(key: String, value: Child)])
     }
     var kind = Kind.empty
+    /// Where each member's key is, once an object has more than ``searchedMembers``: coding
+    /// keys are few, and a search beats hashing, but a dictionary is encoded as an object too,
+    /// and a search per key made encoding one of 32,000 entries take 2 s.
+    private var memberIndices: [String: Int]?
+    static let searchedMembers = 16
 
     func encode<T: Encodable>(_ value: T, path: CodingPath?) throws {
       if let leaf = Child.leaf(value) {
@@ -58,13 +62,18 @@ enum CompactJSONEncoder {
     func set(_ key: String, _ child: Child) {
       guard case .object(var members) = kind else {
         kind = .object([(key, child)])
+        memberIndices = nil
         return
       }
       kind = .empty  // release the storage so the array is mutated in place
-      if let index = members.firstIndex(where: { $0.key == key }) {
+      if let index = memberIndices.map({ $0[key] }) ?? members.firstIndex(where: { $0.key == key }) {
         members[index].value = child
       } else {
+        memberIndices?[key] = members.count
         members.append((key, child))
+        if memberIndices == nil, members.count > Self.searchedMembers {
+          memberIndices = Dictionary(uniqueKeysWithValues: zip(members.lazy.map(\.key), members.indices))
+        }
       }
       kind = .object(members)
     }

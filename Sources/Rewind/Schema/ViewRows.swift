@@ -176,14 +176,34 @@ final class ViewRows {
   }
 
   private func index(of property: String) -> Int? {
-    // A handful of properties: a search beats hashing.
-    members.firstIndex { $0.property == property }
+    // A handful of properties: a search beats halving. A view part of many (a dictionary
+    // stored a row per key) is halved: a search per property met made a walk of 8,000 take
+    // 110 ms.
+    guard members.count > Self.searchedMembers else { return members.firstIndex { $0.property == property } }
+    let index = place(of: property)
+    return index < members.endIndex && members[index].property == property ? index : nil
   }
 
   private func insert(_ property: String) -> Int {
-    let index = members.firstIndex { $0.property > property } ?? members.endIndex
+    let index =
+      members.count > Self.searchedMembers
+      ? place(of: property) : members.firstIndex { $0.property > property } ?? members.endIndex
     members.insert(newMember(property), at: index)
     return index
+  }
+
+  /// Up to how many members a property is searched for one by one.
+  private static let searchedMembers = 16
+
+  /// The index of the first member whose property is not below `property` (the members are
+  /// in ascending order of property).
+  private func place(of property: String) -> Int {
+    var (low, high) = (members.startIndex, members.endIndex)
+    while low < high {
+      let middle = (low + high) / 2
+      if members[middle].property < property { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   /// The member of `property`, with no row yet.
@@ -218,22 +238,32 @@ final class ViewRows {
   /// Whether `value` equals the value remembered for `property`: its row holds its text.
   private func isRemembered<T>(_ property: String, _ value: T) -> Bool {
     guard let index = index(of: property) else { return false }
+    let metBefore = members[index].lastWalk == walk
     members[index].lastWalk = walk
     guard let remembered = members[index].remembered, remembered.matches(value) else { return false }
-    // A key encoded twice keeps the last value, as in `JSONEncoder`.
-    if !encoded.isEmpty { encoded.removeAll { $0.property == property } }
+    // A key encoded twice keeps the last value, as in `JSONEncoder`. (Only then: a search of
+    // what the walk encoded, for each property it did not, would be quadratic.)
+    if metBefore { encoded.removeAll { $0.property == property } }
     return true
   }
 
   /// A member given as JSON text (`null`), never remembered.
   func member(_ property: String, text: String) {
+    meet(property)
     encoded.append((property, .text(text, remembered: nil)))
   }
 
   /// A member a nested container or a super encoder fills: `node` is written once the walk is
   /// over (a container may be filled after its parent's later members).
   func member(_ property: String, filling node: CompactJSONEncoder.Node) {
+    meet(property)
     encoded.append((property, .filled(node)))
+  }
+
+  /// Notes that the walk met `property`, so that the same key encoded again as the remembered
+  /// value replaces what was encoded here (``isRemembered(_:_:)``).
+  private func meet(_ property: String) {
+    if let index = index(of: property) { members[index].lastWalk = walk }
   }
 
   func tookKeyedContainer() { wasKeyed = true }
