@@ -42,6 +42,7 @@ private struct StickyBoardState: PersistentState, Equatable {
 private indirect enum StickyAction: LoggedAction {
   case addLane(String)
   case add(String, lane: String?)
+  case addMany([String], lane: String?)
   case remove(String)
   case move(String, to: Int)
   case moveToLane(String, lane: String, at: Int)
@@ -62,6 +63,8 @@ private struct StickyReducer: Reducer {
     case .add(let id, let lane):
       state.cards.insert(Sticky(id: id))
       if let lane { state.laneCards[lane].append(id) } else { state.backlog.append(id) }
+    case .addMany(let ids, let lane):
+      for id in ids { _ = reduce(into: &state, action: .add(id, lane: lane)) }
     case .remove(let id):
       state.cards.remove(id: id)
       state.backlog.remove(id)
@@ -148,5 +151,34 @@ struct UndoListPositionTests {
     #expect(first.state.laneCards["done"].ids == ["x", "z"])
     #expect(first.state.laneCards["todo"].ids == ["y"])
     try expectDistinctPositionsAndFileHoldsMemory(first)
+  }
+
+  /// A redo that puts back many entries, every other one at a position another writer's entry
+  /// has taken since (a sync appended as many to the list, which were given the same keys,
+  /// then removed every other one), in a list and in a lane: each gets a position of its own
+  /// just before the entry that took its own and after the entries put back below it. (Each
+  /// one looked at every entry put back before it: a redo of 16,000 took 6.5 s.)
+  @Test(arguments: [nil, "todo"])
+  func aRedoOfManyEntriesWhosePositionsWereTakenPlacesEachBelowItsTaker(lane: String?) throws {
+    let store = try open()
+    if let lane { try store.send(.addLane(lane)) }
+    let (mine, theirs) = ((0..<300).map { "a\($0)" }, (0..<300).map { "b\($0)" })
+    try store.send(.addMany(mine, lane: lane))
+    try store.undo()
+    try store.send(.sync(.addMany(theirs, lane: lane)))
+    for index in stride(from: 0, to: theirs.count, by: 2) { try store.send(.sync(.remove(theirs[index]))) }
+    let positions = try DatabaseQueue(path: path).read { db in
+      try String.fetchAll(db, sql: "SELECT position FROM list_entries ORDER BY position")
+    }
+    #expect(store.canRedo)
+    try store.redo()
+    let ids = lane.map { store.state.laneCards[$0].ids } ?? store.state.backlog.ids
+    #expect(ids == mine.indices.flatMap { $0 % 2 == 0 ? [mine[$0]] : [mine[$0], theirs[$0]] })
+    // The other writer's entries kept their positions.
+    let kept = try DatabaseQueue(path: path).read { db in
+      try String.fetchAll(db, sql: "SELECT position FROM list_entries WHERE id LIKE 'b%' ORDER BY position")
+    }
+    #expect(kept == positions)
+    try expectDistinctPositionsAndFileHoldsMemory(store)
   }
 }
