@@ -741,7 +741,7 @@ struct HistoryLog {
       db.cachedStatement(
         sql: "SELECT max(position) FROM list_entries WHERE list = ? AND owner IS ? AND position < ?"),
       arguments: [list, owner, upper])
-    let below = placed.firstIndex(notBelow: upper)
+    let below = placed.partitioningIndex { $0 >= upper }
     if below > placed.startIndex, placed[below - 1] > (lower ?? "") { lower = placed[below - 1] }
     return PositionKey.between(lower, upper).databaseValue
   }
@@ -925,18 +925,8 @@ struct NetChanges {
 }
 
 extension [String] {
-  /// The index of the first element not below `key`, in an array in ascending order.
-  fileprivate func firstIndex(notBelow key: String) -> Int {
-    var (low, high) = (startIndex, endIndex)
-    while low < high {
-      let middle = (low + high) / 2
-      if self[middle] < key { low = middle + 1 } else { high = middle }
-    }
-    return low
-  }
-
   /// Inserts `key` where the ascending order puts it (at the end, for keys placed in order).
   fileprivate mutating func insertSorted(_ key: String) {
-    if let last, last > key { insert(key, at: firstIndex(notBelow: key)) } else { append(key) }
+    if let last, last > key { insert(key, at: partitioningIndex { $0 >= key }) } else { append(key) }
   }
 }

@@ -147,11 +147,7 @@ struct UndoStackReplay {
   }
 
   private func index(of id: Int64) -> Int? {
-    var (low, high) = (0, ids.count)
-    while low < high {
-      let middle = (low + high) / 2
-      if ids[middle] < id { low = middle + 1 } else { high = middle }
-    }
+    let low = ids.partitioningIndex { $0 >= id }
     return low < ids.count && ids[low] == id ? low : nil
   }
 

@@ -198,12 +198,7 @@ final class ViewRows {
   /// The index of the first member whose property is not below `property` (the members are
   /// in ascending order of property).
   private func place(of property: String) -> Int {
-    var (low, high) = (members.startIndex, members.endIndex)
-    while low < high {
-      let middle = (low + high) / 2
-      if members[middle].property < property { low = middle + 1 } else { high = middle }
-    }
-    return low
+    members.partitioningIndex { $0.property >= property }
   }
 
   /// The member of `property`, with no row yet.
