@@ -454,7 +454,7 @@ struct Benchmark {
   /// Undo of one rename to a long title, plain and with a newline every six characters (its
   /// JSON has an escape every six), at two lengths, in alternating rounds: the cost per
   /// character should not grow with the length. (Text that mixed escapes with other
-  /// characters was read in time quadratic in its length: 1.5 s for 400,000 characters.)
+  /// characters was read in time quadratic in its length: 1.4 s for 400,000 characters.)
   mutating func longTitleUndo() throws {
     note("undo: long titles")
     let path = temporaryDatabase("undo-titles")

@@ -185,9 +185,7 @@ final class ViewRows {
   }
 
   private func insert(_ property: String) -> Int {
-    let index =
-      members.count > Self.searchedMembers
-      ? place(of: property) : members.firstIndex { $0.property > property } ?? members.endIndex
+    let index = place(of: property)
     members.insert(newMember(property), at: index)
     return index
   }

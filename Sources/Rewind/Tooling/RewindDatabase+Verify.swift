@@ -13,9 +13,9 @@ extension RewindDatabase {
   /// then each table compared with the replay (caught up first with what the app wrote
   /// meanwhile). A snapshot the replay reaches ends a read: its text is read there, and parsed
   /// and compared after (as the base's is, each snapshot kept from before the base, and a
-  /// barrier migration's, which the replay goes on from). Before each read `verify` waits, up to 0.2 s,
-  /// while the app's WAL is long and the app goes on writing, for the WAL to start over (it
-  /// does once the app's checkpoint has copied what it wrote during the last read). At a
+  /// barrier migration's, which the replay goes on from). Before each read `verify` waits, up
+  /// to 0.2 s, while the app's WAL is long and the app goes on writing, for the WAL to start
+  /// over (it does once the app's checkpoint has copied what it wrote during the last read). At a
   /// million tasks the longest read is about 3 s (the integrity check, or comparing the
   /// largest table). Entries do not change once written, so what the replay passed still
   /// holds; if a compaction or a migration (which rewrites entries) happens in between, the
@@ -260,14 +260,12 @@ private struct VerificationRun {
   /// replay's tables, and keeps the state at the base if compaction asked for it.
   mutating func startFromBase() throws {
     guard !abandoned else { return }
-    if var base = base.take() {
-      do {
-        replayed = try base.takeRows()
-      } catch let error as RewindError {
-        report.problems.append("base snapshot: \(error.message)")
+    if let base = base.take() {
+      guard let rows = try rows(toGoOnFrom: base) else {
         abandoned = true
         return
       }
+      replayed = rows
     }
     problemsBeforeReplay = report.problems.count
     // The replay's tables are sized for the rows the file's tables held at the first read,
@@ -470,16 +468,27 @@ private struct VerificationRun {
   /// Parses the snapshot of the barrier migration the last read replayed, outside any read
   /// transaction (seconds at a million tasks), and goes on from its state.
   mutating func startFromBarrier() throws {
-    guard var barrier = barrier.take() else { return }
-    do {
-      replayed = try barrier.takeRows()
-    } catch let error as RewindError {
-      report.problems.append("barrier snapshot: \(error.message)")
+    guard let barrier = barrier.take() else { return }
+    let seq = barrier.seq
+    guard let rows = try rows(toGoOnFrom: barrier) else {
       replayStopped = true
       return
     }
-    (lastWriter, start) = ([:], "as the snapshot of the migration at seq \(barrier.seq) left it")
-    if barrier.seq == keptSeq { kept = (barrier.seq, replayed) }
+    replayed = rows
+    (lastWriter, start) = ([:], "as the snapshot of the migration at seq \(seq) left it")
+    if seq == keptSeq { kept = (seq, replayed) }
+  }
+
+  /// The rows of `snapshot` (the base, or a barrier migration's), which the replay goes on
+  /// from; `nil`, with the problem said, when they cannot be read: the replay cannot go on.
+  private mutating func rows(toGoOnFrom snapshot: consuming SnapshotRead) throws -> StateRows? {
+    let name = snapshot.name
+    do {
+      return try snapshot.takeRows()
+    } catch let error as RewindError {
+      report.problems.append("\(name) snapshot: \(error.message)")
+      return nil
+    }
   }
 
   /// The checks after the replay and the snapshots: the undo stacks and unfinished parts.
