@@ -46,7 +46,8 @@ struct HistoryLog {
   }
 
   /// An entry that touched the undo stacks: an action of a step (not a repair), or any entry
-  /// but an action, a repair or the file's creation.
+  /// but an action, a repair or the file's creation. (``read(_:since:)``'s query says the same
+  /// in SQL, for the entries of the file.)
   struct StackEntry {
     var kind: String
     var step: Int64?
