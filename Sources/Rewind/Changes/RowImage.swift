@@ -209,11 +209,7 @@ extension RowImage {
     @inlinable
     public func index(of name: String) -> Int? {
       if names.count <= 16 { return names.firstIndex(of: name) }
-      var (low, high) = (0, names.count)
-      while low < high {
-        let middle = (low + high) / 2
-        if names[middle] < name { low = middle + 1 } else { high = middle }
-      }
+      let low = names.partitioningIndex { $0 >= name }
       return low < names.count && names[low] == name ? low : nil
     }
 

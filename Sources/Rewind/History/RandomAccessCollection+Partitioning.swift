@@ -2,6 +2,9 @@ extension RandomAccessCollection {
   /// The index of the first element for which `isAbove` holds, in a collection where it holds
   /// for no element before one for which it does (sorted, and asked whether an element is past
   /// a bound): `endIndex` if none. Halves the collection: O(log n) calls of `isAbove`.
+  ///
+  /// Inlinable, for the hot paths of the state's containers, which are.
+  @inlinable
   func partitioningIndex(where isAbove: (Element) throws -> Bool) rethrows -> Index {
     var (low, count) = (startIndex, self.count)
     while count > 0 {

@@ -311,20 +311,8 @@ public struct OrderedIDList<ID: Hashable & Comparable & Sendable>: Sendable {
   func location(of entry: Entry) -> (chunk: Int, offset: Int) {
     guard !chunks.isEmpty else { return (0, 0) }
     // First chunk whose last entry does not precede `entry`; the last chunk if none.
-    var low = 0
-    var high = chunks.count - 1
-    while low < high {
-      let mid = (low + high) / 2
-      if chunks[mid][chunks[mid].count - 1].precedes(entry) { low = mid + 1 } else { high = mid }
-    }
-    let chunk = chunks[low]
-    var first = 0
-    var last = chunk.count
-    while first < last {
-      let mid = (first + last) / 2
-      if chunk[mid].precedes(entry) { first = mid + 1 } else { last = mid }
-    }
-    return (low, first)
+    let low = chunks[..<(chunks.count - 1)].partitioningIndex { !$0[$0.count - 1].precedes(entry) }
+    return (low, chunks[low].partitioningIndex { !$0.precedes(entry) })
   }
 
   @inlinable

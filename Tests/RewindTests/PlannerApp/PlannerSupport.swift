@@ -4,24 +4,6 @@ import Testing
 
 @testable import Rewind
 
-/// Expects `body` to throw a `RewindError` with `code`; returns it.
-@discardableResult
-func expectRewindError(
-  _ code: RewindError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Any?
-) -> RewindError? {
-  do {
-    let result = try body()
-    Issue.record("expected \(code), got success: \(String(describing: result))", sourceLocation: sourceLocation)
-    return nil
-  } catch let error as RewindError {
-    #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    return error
-  } catch {
-    Issue.record("expected RewindError \(code), got \(error)", sourceLocation: sourceLocation)
-    return nil
-  }
-}
-
 /// The memory of `store` must equal what a new store and a read-only one read from the file.
 @MainActor
 func expectReopenMatches(
@@ -36,39 +18,6 @@ func expectReopenMatches(
   #expect(
     reopened == memory, "reopen differs \(context)\nmemory:\n\(memory)\nfile:\n\(reopened)",
     sourceLocation: sourceLocation)
-}
-
-/// The `rewind` tool built beside the test bundle (`swift test` builds every product).
-let rewindToolURL: URL? = {
-  var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-  // From `.../debug/RewindPackageTests.xctest` (or a file inside it) up to `.../debug`.
-  while url.path != "/" {
-    url.deleteLastPathComponent()
-    let tool = url.appendingPathComponent("rewind")
-    if FileManager.default.isExecutableFile(atPath: tool.path) { return tool }
-  }
-  return nil
-}()
-
-/// Runs the `rewind` tool as a process of its own.
-@discardableResult
-func runRewindTool(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-  guard let tool = rewindToolURL else {
-    throw RewindError(.fileNotFound, "no rewind executable beside \(CommandLine.arguments[0]): build it (swift build)")
-  }
-  let process = Process()
-  process.executableURL = tool
-  process.arguments = arguments
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
-  return (
-    process.waitForExit().status, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
-  )
 }
 
 /// A small planner: two calendars, three events, a venue, an attendee.
