@@ -64,12 +64,39 @@ extension ParsableCommand {
       exit(withError: nil)
     } catch {
       if let message = unknownSubcommandMessage(in: arguments, optionsTakingValues: optionsTakingValues) {
-        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("Error: \(escapingControlCharacters(message))\n".utf8))
         exit(withError: ExitCode.validationFailure)
+      }
+      // A message echoes values given to it (a label, a key, a path): control characters in
+      // them are shown escaped, so that they neither hide text nor drive the terminal.
+      let message = fullMessage(for: error)
+      if exitCode(for: error) != .success, message.unicodeScalars.contains(where: isHiddenControl) {
+        FileHandle.standardError.write(Data((escapingControlCharacters(message) + "\n").utf8))
+        Foundation.exit(exitCode(for: error).rawValue)
       }
       exit(withError: error)
     }
   }
+}
+
+/// Whether `scalar` is a control character other than a newline: the C0 and C1 controls and
+/// DEL, which a terminal shows as nothing, as blank space, or obeys.
+func isHiddenControl(_ scalar: Unicode.Scalar) -> Bool {
+  scalar != "\n" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
+}
+
+/// `text` with each hidden control character (see ``isHiddenControl(_:)``) written as `\u{…}`,
+/// as Swift spells it.
+func escapingControlCharacters(_ text: String) -> String {
+  var escaped = String.UnicodeScalarView()
+  for scalar in text.unicodeScalars {
+    if isHiddenControl(scalar) {
+      escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+    } else {
+      escaped.append(scalar)
+    }
+  }
+  return String(escaped)
 }
 
 /// Whether `word` is a negative number: `-1`, `-0.5`, `-.5`, `-1e3`.

@@ -58,7 +58,9 @@ struct Restore: ParsableCommand {
       max(1000, rows in the state) entries), not by the length of the log. With --timeline \
       document, only entities and order lists go back (the view state stays); with --timeline \
       view, only the view state does. A restore that changes the document is an undo step; \
-      one of the view state alone is not, as view-only actions are not.
+      one of the view state alone is not, as view-only actions are not. Near the last seq, \
+      the state is found by walking back from the tables through the entries since: rows \
+      edited by hand that no later entry touched are not put back (`rewind verify` finds them).
       """)
   @OptionGroup var database: DatabaseArgument
   @OptionGroup(title: "Exactly one of") var target: RestoreTarget
@@ -78,8 +80,15 @@ struct Restore: ParsableCommand {
       ?? database.restore(snapshot: target.snapshot ?? "")
     guard let seq else {
       let part = timeline == .all ? "state" : timeline == .document ? "document" : "view state"
-      let state = target.to.map { "the one right after seq \($0)" } ?? "snapshot \(target.snapshot ?? "")'s"
-      print("Nothing to restore: the \(part) already is \(state).")
+      if let to = target.to {
+        // Walking back compares only the rows the log touched since: it vouches for no other
+        // (helper-36 read "already is" as a check of the tables).
+        print(
+          "Nothing to restore: the log shows the \(part) as it was right after seq \(to). (That is the log's word, not a check of the tables: `rewind verify` finds rows edited by hand.)"
+        )
+      } else {
+        print("Nothing to restore: the state already is snapshot \(target.snapshot ?? "")'s.")
+      }
       return
     }
     print("\(seq) restore")

@@ -89,7 +89,7 @@ struct RewindCommandTests {
     #expect(view["entities"] == now["entities"] && view["view"] == past["view"])
     #expect(
       try rewind("restore", "tasks.sqlite", "--to", "5", "--timeline", "view").contains(
-        "Nothing to restore: the view state"))
+        "Nothing to restore: the log shows the view state as it was right after seq 5. (That is the log's word"))
     let state = try everything()
     #expect(
       try rewindFails("restore", "tasks.sqlite", "--snapshot", "x", "--timeline", "view").contains(
@@ -134,6 +134,9 @@ struct RewindCommandTests {
       (["restore", "tasks.sqlite", "--to", "999"], "there is no seq 999 in the log"),
       (["export", "tasks.sqlite", "--at=-3"], "there is no seq -3 in the log"),
       (["restore", "tasks.sqlite", "--snapshot", "nope"], "there is no snapshot labelled nope"),
+      // Control characters echoed from the command line are shown escaped, not raw.
+      (["restore", "tasks.sqlite", "--snapshot", "a\tb\u{1}c\u{1B}[2J"], #"labelled a\u{9}b\u{1}c\u{1B}[2J"#),
+      (["und\u{1B}[2Jo", "tasks.sqlite"], #"Unknown command 'und\u{1B}[2Jo'"#),
       (["snapshot", "tasks.sqlite", "--label", "taken"], "a snapshot labelled taken already exists"),
       (["inspect", "missing.sqlite"], "missing.sqlite does not exist"),
     ]
@@ -142,6 +145,7 @@ struct RewindCommandTests {
       #expect(result.status != 0, "\(arguments)")
       #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
       #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+      #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(arguments)")
     }
     let imports: [(String, String)] = [
       ("{\"format\": \"rewind-export\"", "is not valid JSON"),
@@ -193,6 +197,15 @@ struct RewindCommandTests {
         #"problem: tasks {"id":2}: the table has {"done":0,"id":2,"notes":"","projectId":null,"title":"x"}, the log says {"done":0,"id":2,"notes":"","projectId":null,"title":"Write report today"}"#
       ))
     #expect(result.stderr.contains("failed verification"))
+    // A restore to the last seq walks back through no entry: it says that is the log's word,
+    // not that the tables were checked (it said "the state already is" the one at that seq).
+    let last = try #require(
+      try DatabaseQueue(path: db).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM action_log") })
+    let state = try everything()
+    let restore = try rewind("restore", "tasks.sqlite", "--to", "\(last)")
+    #expect(restore.contains("the log shows the state as it was right after seq \(last)"), "\(restore)")
+    #expect(restore.contains("`rewind verify` finds rows edited by hand"), "\(restore)")
+    #expect(try everything() == state)
   }
 
   @Test func verifyCatchesATamperedLog() throws {

@@ -131,21 +131,17 @@ extension HistoryLog {
         let parentRow = RowImage(Dictionary(uniqueKeysWithValues: zip(key.columns.map(\.parent), values)))
         guard try currentRow(table: key.parent, key: parentRow, db) == nil else { continue }
         // A UUID written in another form than the parent's key names no row, nor does text in
-        // another Unicode normalization form (Swift finds "café" either way; SQLite compares bytes).
+        // another Unicode normalization form (Swift finds "café" either way; SQLite compares
+        // bytes). Said only when the parent is there under the other form: a parent deleted
+        // (by hand) is just missing.
         let hint =
-          values.contains { value in
-            if case .string(let text) = value.storage {
-              UUID(uuidString: text) != nil
-            } else {
-              value.storage.isUUIDBlob
-            }
+          switch try otherSpelling(of: parentRow, in: key.parent, db) {
+          case .uuid?:
+            " (it is there with the UUID in another form: a UUID must be stored in the same form as the key it refers to; give both entities the same databaseUUIDEncodingStrategy(for:))"
+          case .unicodeNormalization?:
+            " (it is there with the key in another Unicode normalization form: SQLite compares text keys byte for byte, so é composed and decomposed name different rows even though Swift finds them equal; write keys in one form, such as NFC, `precomposedStringWithCanonicalMapping`)"
+          case nil: ""
           }
-          ? " (a UUID must be stored in the same form as the key it refers to: give both entities the same databaseUUIDEncodingStrategy(for:))"
-          : values.contains { value in
-            if case .string(let text) = value.storage { !text.utf8.allSatisfy { $0 < 0x80 } } else { false }
-          }
-            ? " (SQLite compares text keys byte for byte: a key in another Unicode normalization form than the row's, such as é composed or decomposed, names no row even though Swift finds it equal; write keys in one form, such as NFC, `precomposedStringWithCanonicalMapping`)"
-            : ""
         return
           "\(change.table) \(describe(change.key)) refers to \(key.parent) \(describe(parentRow)), which does not exist\(hint)"
       }
@@ -154,9 +150,40 @@ extension HistoryLog {
   }
 }
 
-extension DatabaseValue.Storage {
-  fileprivate var isUUIDBlob: Bool {
-    if case .blob(let data) = self { data.count == 16 } else { false }
+extension HistoryLog {
+  /// A way a key's value can be spelled otherwise and still be equal for Swift.
+  fileprivate enum KeySpelling {
+    case uuid, unicodeNormalization
+  }
+
+  /// How `key`, which names no row of `table`, is spelled otherwise in a row that does exist:
+  /// one of its values as a UUID in another form (text in either case, or 16 bytes), or as
+  /// text in the other Unicode normalization form. `nil` when no such row exists.
+  fileprivate func otherSpelling(of key: RowImage, in table: String, _ db: Database) throws -> KeySpelling? {
+    for (column, value) in key {
+      var spellings: [(DatabaseValue, KeySpelling)] = []
+      switch value.storage {
+      case .string(let text):
+        if let uuid = UUID(uuidString: text) {
+          spellings = [text.uppercased(), text.lowercased()].filter { $0 != text }.map { ($0.databaseValue, .uuid) }
+          spellings.append((withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue, .uuid))
+        } else if !text.utf8.allSatisfy({ $0 < 0x80 }) {
+          spellings = [text.precomposedStringWithCanonicalMapping, text.decomposedStringWithCanonicalMapping]
+            .filter { $0.utf8.elementsEqual(text.utf8) == false }
+            .map { ($0.databaseValue, .unicodeNormalization) }
+        }
+      case .blob(let data) where data.count == 16:
+        let uuid = data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        spellings = [uuid.uuidString, uuid.uuidString.lowercased()].map { ($0.databaseValue, .uuid) }
+      default: break
+      }
+      for (spelling, kind) in spellings {
+        var other = key
+        other[column] = spelling
+        if try currentRow(table: table, key: other, db) != nil { return kind }
+      }
+    }
+    return nil
   }
 }
 
