@@ -329,21 +329,3 @@ func seedCanvas(_ store: CanvasStore) throws {
   try store.send(.addShape(id: "e1", layer: "fg", kind: .ellipse, x: 5, y: 5, color: nil))
   try store.send(.addShape(id: "t1", layer: "fg", kind: .text, x: 9, y: 9, color: "black"))
 }
-
-/// Runs sqlite3 on `path` with `sql`.
-@discardableResult
-func canvasSQLite(_ path: String, _ sql: String) throws -> (status: Int32, out: String, err: String) {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-  process.arguments = ["-cmd", ".timeout 5000", path, sql]
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
-  return (
-    process.waitForExit().status, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
-  )
-}

@@ -163,7 +163,7 @@ import Testing
     try store.send(.addShape(id: composed, layer: "bg", kind: .rect, x: 0, y: 0, color: nil))
     // Dragging through the other spelling changes the shape's own row.
     try store.send(.dragShape(id: decomposed, x: 5, y: 5, drag: 1))
-    let rows = try canvasSQLite(path, "select hex(id), x from shapes")
+    let rows = try sqlite3Shell(path, "select hex(id), x from shapes")
     #expect(rows.out == "436166C3A9|5.0\n", "\(rows.out)")
     let reopened = try openCanvas(path)
     #expect(CanvasPlain(reopened.state) == CanvasPlain(store.state))
@@ -180,10 +180,10 @@ import Testing
       try store.send(.dragShape(id: "r1", x: 10, y: 10, drag: 1))
     }
     let last = try RewindDatabase(path: path, readOnly: true).inspect().lastSeq
-    let edit = try canvasSQLite(
+    let edit = try sqlite3Shell(
       path, "update action_log set changes = replace(changes, '\"x\":10.0', '\"x\":11.0') where seq = \(last)")
     #expect(edit.status == 0, "\(edit.err)")
-    let changed = try canvasSQLite(path, "select changes from action_log where seq = \(last)")
+    let changed = try sqlite3Shell(path, "select changes from action_log where seq = \(last)")
     #expect(changed.out.contains("11"), "the edit took: \(changed.out)")
     let r = try runRewindTool(["verify", path])
     #expect(r.status != 0, "\(r.out)")
@@ -202,7 +202,7 @@ import Testing
       try store.send(.setColor(id: "r1", color: "c"))
     }
     let last = try RewindDatabase(path: path, readOnly: true).inspect().lastSeq
-    let del = try canvasSQLite(path, "delete from action_log where seq = \(last - 1)")
+    let del = try sqlite3Shell(path, "delete from action_log where seq = \(last - 1)")
     #expect(del.status == 0, "\(del.err)")
     let store = try openCanvas(path)
     #expect(store.state.shapes["r1"]?.color == "c")
@@ -224,7 +224,7 @@ import Testing
       let store = try openCanvas(path)
       try seedCanvas(store)
     }
-    let del = try canvasSQLite(path, "pragma foreign_keys=off; delete from shapes where id = 'e1'")
+    let del = try sqlite3Shell(path, "pragma foreign_keys=off; delete from shapes where id = 'e1'")
     #expect(del.status == 0, "\(del.err)")
     let before = try dump(path)
     let error = expectRewindError(.corruptData) { try openCanvas(path) }
@@ -240,12 +240,12 @@ import Testing
       let store = try openCanvas(path)
       try seedCanvas(store)
     }
-    _ = try canvasSQLite(path, "update shapes set x = 'left' where id = 'r1'")
+    _ = try sqlite3Shell(path, "update shapes set x = 'left' where id = 'r1'")
     let r = try runRewindTool(["verify", path])
     #expect(r.status != 0, "\(r.out)")
     #expect(r.out.contains("r1"), "\(r.out)")
     // An unknown enum value in the kind column: the app cannot decode it.
-    _ = try canvasSQLite(path, "update shapes set x = 0.0, kind = 'hexagon' where id = 'r1'")
+    _ = try sqlite3Shell(path, "update shapes set x = 0.0, kind = 'hexagon' where id = 'r1'")
     do {
       _ = try openCanvas(path)
       Issue.record("opened a file whose shape kind is not a case")
@@ -261,7 +261,7 @@ import Testing
       let store = try openCanvas(path)
       try seedCanvas(store)
     }
-    let flip = try canvasSQLite(path, "update undo_steps set undone = 1 where id = (select max(id) from undo_steps)")
+    let flip = try sqlite3Shell(path, "update undo_steps set undone = 1 where id = (select max(id) from undo_steps)")
     #expect(flip.status == 0, "\(flip.err)")
     let r = try runRewindTool(["verify", path])
     #expect(r.status != 0, "\(r.out)")
@@ -281,7 +281,7 @@ import Testing
       let store = try openCanvas(path)
       try store.send(.deleteLayer(id: "fg"))
     }
-    let edit = try canvasSQLite(
+    let edit = try sqlite3Shell(
       path, "update snapshots set rows = replace(rows, 'Foreground', 'Hacked') where label = 's'")
     #expect(edit.status == 0, "\(edit.err)")
     r = try runRewindTool(["verify", path])

@@ -170,7 +170,7 @@ func openCanvasV3(_ path: String) throws -> CanvasStoreV3 {
     #expect(store.state.labels["e1"]?.text == "note")
     #expect(store.state.labels["r1"] == nil)
     #expect(store.state.layerShapes["fg"].ids == ["e1", "t1"])
-    let columns = try canvasSQLite(path, "select group_concat(name) from pragma_table_info('shapes')")
+    let columns = try sqlite3Shell(path, "select group_concat(name) from pragma_table_info('shapes')")
     #expect(!columns.out.contains("text"), "\(columns.out)")
     #expect(columns.out.contains("fill") && columns.out.contains("opacity"), "\(columns.out)")
 

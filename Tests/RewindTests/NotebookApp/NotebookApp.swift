@@ -393,9 +393,3 @@ func expectNotebookReopenMatches(
     reopened == memory, "reopen differs \(context)\nmemory:\n\(memory)\nfile:\n\(reopened)",
     sourceLocation: sourceLocation)
 }
-
-/// Runs sqlite3 on `path` with `sql`.
-@discardableResult
-func nbSQLite(_ path: String, _ sql: String) throws -> (status: Int32, out: String, err: String) {
-  try canvasSQLite(path, sql)
-}

@@ -141,14 +141,14 @@ import Testing
     #expect(try dump(path) == before2)
     try expectNotebookReopenMatches(store, path, "addBlock via other spelling")
     try expectHealthy(path)
-    let fk = try nbSQLite(path, "pragma foreign_key_check")
+    let fk = try sqlite3Shell(path, "pragma foreign_key_check")
     #expect(fk.out.isEmpty, "foreign keys broken: \(fk.out)")
     // Tag it by the other spelling: the join row's pageId.
     try store.send(.untag(page: nbSlugCafe, tag: "日本語"))
     expectRewindError(.relationViolation) { try store.send(.tag(page: decomposed, tag: "日本語")) }
     expectRewindError(.relationViolation) { try store.send(.moveBlockToPage(id: "b3", page: decomposed, at: 0)) }
     try expectNotebookReopenMatches(store, path, "tag via other spelling")
-    let fk2 = try nbSQLite(path, "pragma foreign_key_check")
+    let fk2 = try sqlite3Shell(path, "pragma foreign_key_check")
     #expect(fk2.out.isEmpty, "foreign keys broken: \(fk2.out)")
     // Deleting the page must take every block and join row with it.
     try store.send(.deletePage(slug: nbSlugCafe))

@@ -131,7 +131,7 @@ import Testing
   @Test func editedColumnBehindTheLibrary() throws {
     let dir = try TemporaryDirectory()
     var (store, path) = try seeded(dir)
-    try nbSQLite(path, "update blocks set text = 'tampered' where id = 'b1'")
+    try sqlite3Shell(path, "update blocks set text = 'tampered' where id = 'b1'")
     store = try openNotebook(path)
     #expect(store.state.blocks["b1"]?.text == "tampered")
     let v = try runRewindTool(["verify", path])
@@ -147,7 +147,7 @@ import Testing
   @Test func wrongTypeInAColumn() throws {
     let dir = try TemporaryDirectory()
     var (store, path) = try seeded(dir)
-    let r = try nbSQLite(path, "update blocks set weight = 'heavy' where id = 'b1'")
+    let r = try sqlite3Shell(path, "update blocks set weight = 'heavy' where id = 'b1'")
     #expect(r.status == 0, "\(r.err)")
     store = try openNotebook(path)
     #expect(store.state.blocks["b1"]?.weight == 0)
@@ -168,7 +168,7 @@ import Testing
   @Test func deletedParentRowBehindTheLibrary() throws {
     let dir = try TemporaryDirectory()
     let (_, path) = try seeded(dir)
-    let r = try nbSQLite(path, "delete from pages where id = 'café-✨'")
+    let r = try sqlite3Shell(path, "delete from pages where id = 'café-✨'")
     #expect(r.status == 0, "\(r.err)")
     let damaged = try dump(path)
     let error = expectRewindError(.corruptData) { try openNotebook(path) }
@@ -207,19 +207,20 @@ import Testing
     try store.send(.setMode(.editing(block: "b2")))
     // A view-state row that no longer decodes loads as the property's default, and the
     // repair after the load writes that default back through the log.
-    var r = try nbSQLite(path, #"update view_state set value = '{"editing":42}' where path = 'mode'"#)
+    var r = try sqlite3Shell(path, #"update view_state set value = '{"editing":42}' where path = 'mode'"#)
     #expect(r.status == 0, "\(r.err)")
     store = try openNotebook(path)
     #expect(store.state.view.mode == .reading)
-    r = try nbSQLite(path, "select value from view_state where path = 'mode'")
+    r = try sqlite3Shell(path, "select value from view_state where path = 'mode'")
     #expect(r.out == #"{"reading":{}}"# + "\n", "\(r)")
-    r = try nbSQLite(path, "select kind from action_log where seq = \(store.lastSeq)")
+    r = try sqlite3Shell(path, "select kind from action_log where seq = \(store.lastSeq)")
     #expect(r.out == "repair\n", "\(r)")
     try expectNotebookReopenMatches(store, path)
     // A log entry's changes made garbage: undo refuses with a clear error, nothing changes.
-    let seq = try nbSQLite(path, "select max(seq) from action_log where kind = 'action' and action = 'typeText'").out
+    let seq = try sqlite3Shell(path, "select max(seq) from action_log where kind = 'action' and action = 'typeText'")
+      .out
       .trimmingCharacters(in: .whitespacesAndNewlines)
-    r = try nbSQLite(path, "update action_log set changes = '[{\"x\":' where seq = \(seq)")
+    r = try sqlite3Shell(path, "update action_log set changes = '[{\"x\":' where seq = \(seq)")
     #expect(r.status == 0, "\(r.err)")
     let before = try dump(path)
     store = try openNotebook(path)
@@ -242,7 +243,7 @@ import Testing
     var (store, path) = try seeded(dir)
     // Two entries of one page at the same position: the tie is broken by id, so the order
     // reads as before, and an insert between them keeps it; `verify` names the edited entry.
-    var r = try nbSQLite(
+    var r = try sqlite3Shell(
       path,
       "update list_entries set position = (select position from list_entries where id = 'b1' and list = 'pageBlocks') where id = 'b2' and list = 'pageBlocks'"
     )
@@ -256,7 +257,7 @@ import Testing
     #expect(v.status == 1 && v.err.contains("failed verification with 1 problem"), "\(v.out)\(v.err)")
     #expect(v.out.contains(#"problem: list_entries {"id":"b2","list":"pageBlocks"}"#), "\(v.out)")
     // A position that is not a key: opening refuses, naming the entry, and writes nothing.
-    r = try nbSQLite(path, "update list_entries set position = '' where id = 'b4' and list = 'pageBlocks'")
+    r = try sqlite3Shell(path, "update list_entries set position = '' where id = 'b4' and list = 'pageBlocks'")
     #expect(r.status == 0, "\(r.err)")
     let before = try dump(path)
     let error = expectRewindError(.corruptData) { try openNotebook(path) }

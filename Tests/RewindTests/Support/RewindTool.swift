@@ -21,17 +21,5 @@ func runRewindTool(_ arguments: [String]) throws -> (status: Int32, out: String,
   guard let tool = rewindToolURL else {
     throw RewindError(.fileNotFound, "no rewind executable beside \(CommandLine.arguments[0]): build it (swift build)")
   }
-  let process = Process()
-  process.executableURL = tool
-  process.arguments = arguments
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
-  return (
-    process.waitForExit().status, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
-  )
+  return try runProcess(tool, arguments)
 }
