@@ -173,15 +173,20 @@ struct HistoryLog {
     try readLatestSnapshot(from: try Row.fetchOne(db.cachedStatement(sql: Self.commitsSeenSQL))!)
   }
 
-  /// Reads the tops of the undo and redo stacks. Undone steps are the ones with the largest ids
+  /// Reads the tops of the undo and redo stacks (see ``stackTops(_:)``).
+  private mutating func readStacks(_ db: Database) throws {
+    stackReads += 1
+    (position.nextUndo, position.nextRedo) = try Self.stackTops(db)
+  }
+
+  /// The tops of the undo and redo stacks. Undone steps are the ones with the largest ids
   /// (undo takes the top of the undo stack; a new step first drops the redo stack), so the top
   /// of the undo stack is the last step not undone, and the redo stack's the step after it.
   /// SQLite walks down to it over the undone steps (a walk in Swift, each row decoded, took
   /// 24 ms over 32,000 of them at every open).
-  private mutating func readStacks(_ db: Database) throws {
-    stackReads += 1
+  static func stackTops(_ db: Database) throws -> (nextUndo: Int64?, nextRedo: Int64?) {
     let table = EngineTable.undoSteps.name
-    position.nextUndo = nil
+    var nextUndo: Int64?
     if let top = try Row.fetchOne(
       db, sql: "SELECT id, undone FROM undo_steps WHERE undone IS NOT 1 ORDER BY id DESC LIMIT 1")
     {
@@ -191,10 +196,11 @@ struct HistoryLog {
         throw RewindError(
           .corruptData, "\(table).undone of step \(id) holds \(top["undone"] as DatabaseValue), not 0 or 1")
       }
-      position.nextUndo = id
+      nextUndo = id
     }
-    position.nextRedo = try db.checkedInteger(
-      "SELECT min(id) FROM undo_steps WHERE id > ?", arguments: [position.nextUndo ?? .min], what: "\(table).id")
+    let nextRedo = try db.checkedInteger(
+      "SELECT min(id) FROM undo_steps WHERE id > ?", arguments: [nextUndo ?? .min], what: "\(table).id")
+    return (nextUndo, nextRedo)
   }
 
   /// How many times the undo stacks' tops were read (see ``readStacks(_:)``): for tests.
@@ -849,26 +855,23 @@ struct HistoryLog {
 
   // MARK: - Stacks
 
-  /// The undo and redo stacks, at most `limit` steps each.
+  /// The undo and redo stacks, at most `limit` steps each, from their tops (see
+  /// ``stackTops(_:)``): a long history or redo stack is never scanned.
   static func stacks(_ db: Database, limit: Int = 20) throws -> HistoryStacks {
-    // Walk down from the largest id: first the undone steps (the redo stack), then the undo
-    // stack, so a long history is never scanned.
-    var redo: [Int64] = []
-    var undo: [Int64] = []
     // Steps from before a barrier migration cannot be moved: they are not listed.
     let barrier = try AppSchemaHistory(db).lastBarrier
-    let steps = try Row.fetchCursor(
-      db, sql: "SELECT id, undone FROM undo_steps WHERE id >= ? ORDER BY id DESC", arguments: [barrier])
-    while undo.count < max(limit, 0), let step = try steps.next() {
-      let id = try step.checked("id", in: EngineTable.undoSteps.name, as: Int64.self)
-      if try step.checked("undone", in: EngineTable.undoSteps.name, as: Bool.self) {
-        redo.append(id)
-      } else {
-        undo.append(id)
-      }
+    let (nextUndo, _) = try stackTops(db)
+    let limit = max(limit, 0)
+    let redo = try Int64.fetchAll(
+      db, sql: "SELECT id FROM undo_steps WHERE id > ? AND id >= ? ORDER BY id LIMIT ?",
+      arguments: [nextUndo ?? .min, barrier, limit])
+    let undo = try nextUndo.map {
+      try Int64.fetchAll(
+        db, sql: "SELECT id FROM undo_steps WHERE id <= ? AND id >= ? ORDER BY id DESC LIMIT ?",
+        arguments: [$0, barrier, limit])
     }
     func step(_ id: Int64) throws -> HistoryStep { try Self.step(id, db) }
-    return HistoryStacks(undo: try undo.map(step), redo: try redo.reversed().prefix(max(limit, 0)).map(step))
+    return HistoryStacks(undo: try (undo ?? []).map(step), redo: try redo.map(step))
   }
 
   /// The undo step with `id`: its entries' actions and seqs.
