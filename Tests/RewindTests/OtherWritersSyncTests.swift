@@ -122,6 +122,32 @@ import Testing
     #expect(try TasksStore.tasks(path: path, readOnly: true).state == store.state)
   }
 
+  /// The stacks a history menu lists are their tops, next first, in every process: with more
+  /// steps undone than listed, and after another writer moved them.
+  @Test func historyStacksListTheTopsOfBothStacks() throws {
+    let path = directory.path("stacks.sqlite")
+    let store = try TasksStore.tasks(path: path)
+    for index in 1...30 { try store.send(.add(title: "Task \(index)")) }
+    let steps = try store.historyStacks(limit: 100).undo.map(\.id)  // newest first
+    #expect(steps.count == 30)
+    for _ in 1...20 { _ = try store.undo() }
+    var stacks = try store.historyStacks(limit: 4)
+    #expect(stacks.undo.map(\.id) == Array(steps[20..<24]))
+    #expect(stacks.redo.map(\.id) == Array(steps[16..<20].reversed()))
+    #expect(stacks.undo.allSatisfy { $0.actions == ["add"] })
+    #expect(try store.historyStacks(limit: 0) == HistoryStacks(undo: [], redo: []))
+    _ = try RewindDatabase(path: path).redo()
+    try store.reload()
+    stacks = try store.historyStacks(limit: 2)
+    #expect(stacks.undo.map(\.id) == Array(steps[19..<21]))
+    #expect(stacks.redo.map(\.id) == [steps[18], steps[17]])
+    // A new step drops the redo stack.
+    try store.send(.add(title: "New"))
+    stacks = try store.historyStacks(limit: 3)
+    #expect(stacks.redo.isEmpty)
+    #expect(stacks.undo.map(\.id) == [store.lastSeq, steps[19], steps[20]])
+  }
+
   @Test func aCommitThatLogsNothingIsTakenWithoutReadingThePositionAgain() throws {
     let store = try storeWithEntries()
     let reloads = store.repository.history.reloads
