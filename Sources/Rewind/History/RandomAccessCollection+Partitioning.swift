@@ -3,7 +3,7 @@ extension RandomAccessCollection {
   /// for no element before one for which it does (sorted, and asked whether an element is past
   /// a bound): `endIndex` if none. Halves the collection: O(log n) calls of `isAbove`.
   ///
-  /// Inlinable, for the hot paths of the state's containers, which are.
+  /// Inlinable, as the hot paths of the state's containers that call it are.
   @inlinable
   func partitioningIndex(where isAbove: (Element) throws -> Bool) rethrows -> Index {
     var (low, count) = (startIndex, self.count)
