@@ -20,6 +20,7 @@ struct RewindCommand: AsyncParsableCommand {
         rewind restore tasks.sqlite --to 12
         rewind export tasks.sqlite --at 12 -o state.json
         rewind verify tasks.sqlite
+        rewind rebuild-tables tasks.sqlite
         rewind backup tasks.sqlite copy.sqlite
 
       inspect, log, snapshots, export, verify and backup open the file read-only: they work on \
@@ -28,7 +29,7 @@ struct RewindCommand: AsyncParsableCommand {
     version: rewindVersion,
     subcommands: [
       Inspect.self, Log.self, Undo.self, Redo.self, Snapshot.self, Snapshots.self, Restore.self,
-      Export.self, Import.self, Verify.self, Compact.self, Backup.self, UI.self,
+      Export.self, Import.self, Verify.self, RebuildTables.self, Compact.self, Backup.self, UI.self,
     ]
   )
 

@@ -154,4 +154,29 @@ struct Compact: ParsableCommand {
   }
 }
 
+struct RebuildTables: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Put the state tables back to what the log says they hold, undoing edits made by hand.",
+    discussion: """
+      Replays the log as `rewind verify` does and writes back the rows that differ from it: \
+      rows changed or deleted by hand are put back, rows added by hand are removed. The log \
+      is not changed and no entry is logged, so undo, redo and restore go on from the log as \
+      it is. Refused, with nothing written, when verify finds anything wrong beyond rows of \
+      the tables (then the log is no guide: restore a backup).
+      """)
+  @OptionGroup var database: DatabaseArgument
+
+  func run() throws {
+    let report = try database.open().rebuildTables(progress: Progress(label: "replaying").report)
+    guard report.rowCount > 0 else {
+      print("Nothing to rebuild: the tables already hold the log's state at seq \(report.seq).")
+      return
+    }
+    let tables = report.rowsWritten.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+    print(
+      "Rebuilt the tables to the log's state at seq \(report.seq): \(report.rowCount) row\(report.rowCount == 1 ? "" : "s") written (\(tables.joined(separator: ", ")))."
+    )
+  }
+}
+
 extension Timeline: ExpressibleByArgument {}

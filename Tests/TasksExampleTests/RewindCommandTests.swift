@@ -206,6 +206,18 @@ struct RewindCommandTests {
     #expect(restore.contains("the log shows the state as it was right after seq \(last)"), "\(restore)")
     #expect(restore.contains("`rewind verify` finds rows edited by hand"), "\(restore)")
     #expect(try everything() == state)
+    // What puts the log's rows back, logging nothing.
+    let tasks = try #require(
+      try DatabaseQueue(path: db).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM tasks") })
+    #expect(
+      try rewind("rebuild-tables", "tasks.sqlite")
+        == "Rebuilt the tables to the log's state at seq \(last): \(tasks) rows written (tasks \(tasks)).\n")
+    #expect(try rewind("verify", "tasks.sqlite").contains("is healthy"))
+    #expect(
+      try DatabaseQueue(path: db).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM action_log") } == last)
+    #expect(
+      try rewind("rebuild-tables", "tasks.sqlite")
+        == "Nothing to rebuild: the tables already hold the log's state at seq \(last).\n")
   }
 
   @Test func verifyCatchesATamperedLog() throws {
@@ -216,6 +228,16 @@ struct RewindCommandTests {
     let result = try runner.run("rewind", ["verify", "tasks.sqlite"])
     #expect(result.status != 0)
     #expect(result.stdout.contains("problem: "))
+    // An entry that no longer replays: the log is no guide then, and the tables are left as
+    // they are. (The edit above keeps the log consistent with itself: a rebuild would follow it.)
+    try DatabaseQueue(path: db).write {
+      try $0.execute(sql: "UPDATE action_log SET changes = replace(changes, 'Buy milk', 'Buy tea') WHERE seq = 2")
+    }
+    let state = try everything()
+    let refusal = try rewindFails("rebuild-tables", "tasks.sqlite")
+    #expect(refusal.contains("refusing to rebuild the tables from the log: verify finds"), "\(refusal)")
+    #expect(refusal.contains("restore the file from a backup"), "\(refusal)")
+    #expect(try everything() == state)
   }
 
   @Test func compactSaysWhenRedoKeepsMoreThanAsked() throws {

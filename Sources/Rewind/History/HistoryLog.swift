@@ -36,6 +36,10 @@ struct HistoryLog {
     /// The last seq of the run of `initialize` entries that created the file, when there are
     /// several (a large initial state, logged in batches): the seqs before it hold part of it.
     fileprivate(set) var initializedThrough: Int64?
+    /// How many times the state tables were rebuilt from the log
+    /// (``RewindDatabase/rebuildTables(progress:)``, which logs no entry): a change means the
+    /// tables changed under memory, which reads them again.
+    fileprivate(set) var tablesRebuilt: Int64 = 0
     /// The seq of the latest snapshot (or the base), for the automatic snapshot policy.
     var lastSnapshotSeq: Int64 = 0
     /// The rows the latest snapshot holds (0 when there is none): the state's size then.
@@ -130,6 +134,7 @@ struct HistoryLog {
     initializedThrough = try db.checkedInteger(
       "SELECT value FROM rewind_meta WHERE key = 'initialized_through'",
       what: "rewind_meta.value of initialized_through")
+    position.tablesRebuilt = try Self.fileTablesRebuilt(db)
     // The group stays open if the last entry that touched the undo stacks is a grouped action
     // of the step on top of the undo stack (a repair that joined the step leaves it open, as it
     // does in the process that logs it). The entries that created the file are skipped by
@@ -208,12 +213,13 @@ struct HistoryLog {
 
   /// What another connection's commit may have changed of what a position is read from: the
   /// log's last seq and base, the entries that created the file, the schema and the app's
-  /// migrations; and the latest snapshot. Every change to the undo stacks is logged with an
+  /// migrations, the tables' rebuilds; and the latest snapshot. Every change to the undo stacks is logged with an
   /// entry, and every change to the tables' catalog comes with a migration.
   private static let commitsSeenSQL = """
     SELECT (SELECT max(seq) FROM action_log) AS last_seq,
       (SELECT value FROM rewind_meta WHERE key = 'base_seq') AS base_seq,
       (SELECT value FROM rewind_meta WHERE key = 'initialized_through') AS initialized_through,
+      (SELECT value FROM rewind_meta WHERE key = 'tables_rebuilt') AS tables_rebuilt,
       (SELECT schema_version FROM pragma_schema_version) AS schema_version,
       (SELECT count(*) FROM rewind_app_migrations) AS migrations,
       (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 1) AS snapshot_seq,
@@ -227,9 +233,10 @@ struct HistoryLog {
   private func isCurrent(_ row: Row) -> Bool {
     func integer(_ column: String) -> Int64?? { (row[column] as DatabaseValue).integerOrNull }
     guard case .some(let last) = integer("last_seq"), case .some(let base) = integer("base_seq"),
-      case .some(let initialized) = integer("initialized_through")
+      case .some(let initialized) = integer("initialized_through"), case .some(let rebuilt) = integer("tables_rebuilt")
     else { return false }
     return max(last ?? 0, baseSeq) == lastSeq && (base ?? 0) == baseSeq && initialized == initializedThrough
+      && (rebuilt ?? 0) == position.tablesRebuilt
       && row["schema_version"] == tables.schemaVersion && row["migrations"] == tables.appSchema.migrationCount
   }
 
@@ -255,6 +262,13 @@ struct HistoryLog {
   /// them is history any more.
   static let followsBase =
     "seq > coalesce((SELECT CAST(value AS INTEGER) FROM rewind_meta WHERE key = 'base_seq'), 0)"
+
+  /// How many times the state tables were rebuilt from the log, as the file has it inside the
+  /// caller's transaction (see ``Position/tablesRebuilt``).
+  static func fileTablesRebuilt(_ db: Database) throws -> Int64 {
+    try db.checkedInteger(
+      "SELECT value FROM rewind_meta WHERE key = 'tables_rebuilt'", what: "rewind_meta.value of tables_rebuilt") ?? 0
+  }
 
   /// The seq history starts after, as the file has it inside the caller's transaction: 0, or
   /// the base of the last compaction.
@@ -302,7 +316,8 @@ struct HistoryLog {
     case current
     /// The row changes of the entries they appended, in order: apply them forward.
     case missed([RowChange])
-    /// Entries this position has not seen were compacted away: read the state from the tables.
+    /// Entries this position has not seen were compacted away, or the tables were rebuilt from
+    /// the log: read the state from the tables.
     case reload
 
     /// Whether no entry was committed since: memory has nothing to follow.
@@ -327,10 +342,11 @@ struct HistoryLog {
       position.dataVersion = version
       return .current
     }
-    let seen = lastSeq
+    let (seen, rebuilt) = (lastSeq, position.tablesRebuilt)
     try reload(db, since: seen)
-    if baseSeq > seen || lastSeq < seen {
-      // Not a log that only grew: the position is read again whole.
+    if baseSeq > seen || lastSeq < seen || position.tablesRebuilt != rebuilt {
+      // Not a log that only grew (or tables rewritten with no entry): the position is read
+      // again whole.
       try reload(db)
       return .reload
     }

@@ -353,13 +353,13 @@ final class EntityPart<Root, E: Entity>: StatePart {
     if case .string(let text) = stored.storage, UUID(uuidString: text) == nil {
       throw RewindError(
         .corruptData,
-        "\(table) holds a key that is not a UUID, \(describe([E.keyColumn: stored])), where \(E.self) keys are UUIDs (was the table edited by hand?); restore the file from a backup or fix the row"
+        "\(table) holds a key that is not a UUID, \(describe([E.keyColumn: stored])), where \(E.self) keys are UUIDs (was the table edited by hand?); `rewind verify` lists the damage, and `rewind rebuild-tables` puts back the rows the log holds (if the log itself is sound; otherwise restore the file from a backup)"
       )
     }
     if case .blob(let data) = stored.storage, data.count != 16 {
       throw RewindError(
         .corruptData,
-        "\(table) holds a key that is not a UUID, a blob of \(data.count) bytes, where \(E.self) keys are UUIDs (was the table edited by hand?); restore the file from a backup or fix the row"
+        "\(table) holds a key that is not a UUID, a blob of \(data.count) bytes, where \(E.self) keys are UUIDs (was the table edited by hand?); `rewind verify` lists the damage, and `rewind rebuild-tables` puts back the rows the log holds (if the log itself is sound; otherwise restore the file from a backup)"
       )
     }
     let (found, strategy): (String, String)

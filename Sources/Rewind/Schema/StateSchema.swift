@@ -451,7 +451,7 @@ extension StateSchema {
       if let reference = part.danglingReference(loaded, idTests) {
         throw RewindError(
           .corruptData,
-          "list_entries: \(reference), which does not exist (was the table changed by hand?); `rewind verify` lists the damage; restore the file from a backup"
+          "list_entries: \(reference), which does not exist (was the table changed by hand?); `rewind verify` lists the damage, and `rewind rebuild-tables` puts back the rows the log holds (if the log itself is sound; otherwise restore the file from a backup)"
         )
       }
     }

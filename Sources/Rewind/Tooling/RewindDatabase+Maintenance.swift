@@ -9,9 +9,26 @@ public struct VerificationReport: Sendable {
   public var problems: [String] = []
   /// The number of log entries replayed.
   public var entriesReplayed = 0
+  /// Which of ``problems`` are in the state tables' rows alone: a row that differs from the
+  /// replayed log, a broken reference between them, a list entry naming a missing row.
+  var tableProblems: Set<Int> = []
 
   /// Whether every check passed.
   public var isHealthy: Bool { problems.isEmpty }
+
+  /// Whether the state tables' rows are all that is wrong (rows edited by hand), which
+  /// ``RewindDatabase/rebuildTables(progress:)`` puts right: the log, its snapshots, the undo
+  /// stacks and the file itself are sound. `false` for a healthy file.
+  public var onlyTableRowsDiffer: Bool { !problems.isEmpty && tableProblems.count == problems.count }
+
+  /// Adds problems found in the state tables' rows (see ``tableProblems``).
+  mutating func addTableProblems(_ lines: some Sequence<String>) {
+    for line in lines {
+      tableProblems.insert(problems.count)
+      problems.append(line)
+    }
+  }
+
 }
 
 /// What ``RewindDatabase/compact(keep:progress:)`` did.

@@ -1,0 +1,115 @@
+import GRDB
+
+/// What ``RewindDatabase/rebuildTables(progress:)`` did.
+public struct TableRebuildReport: Hashable, Sendable {
+  /// The seq whose state the tables hold now: the log's last.
+  public var seq: Int64
+  /// The rows written, by table: each row edited or deleted by hand put back as the log has
+  /// it, and each row added by hand removed. Empty when the tables already matched the log.
+  public var rowsWritten: [String: Int]
+
+  /// The rows written in all tables.
+  public var rowCount: Int { rowsWritten.values.reduce(0, +) }
+}
+
+extension RewindDatabase {
+  /// Makes the state tables (entity tables, `list_entries`, `view_state`) exactly what the log
+  /// says they hold at its last seq, where they were edited by hand (with the `sqlite3` shell,
+  /// say), which ``verify(progress:)`` reports as rows that differ from the replayed log.
+  ///
+  /// The log is the history's single source of truth and the tables are its latest state, so
+  /// the log is not changed and no entry is logged: afterwards `verify` passes again, undo
+  /// and redo revert and reapply what the log says, and the hand edits are gone. (A restore
+  /// cannot do this: it logs its rows as a change from the tables as they are, so the entry
+  /// would record the hand edits as history, and undoing it would put them back.) Stores open
+  /// on the file read their state from the tables again before their next write (the file
+  /// counts rebuilds in `rewind_meta`, key `tables_rebuilt`), and the rebuild may run while
+  /// they go on writing.
+  ///
+  /// The log is taken at its word. An edit to the log itself that still replays without a
+  /// conflict (a value changed in every entry that names it) is not found by `verify`, which
+  /// reports it as table rows that differ from the log; the rebuild then makes the tables
+  /// follow the edited log. Keep backups (``backup(to:)``) of a file that matters.
+  ///
+  /// The state is found by the same replay ``verify(progress:)`` runs (`progress` is its
+  /// progress), so a rebuild costs about what a verify does, then one write transaction that
+  /// reads every table and writes the rows that differ.
+  ///
+  /// - Returns: the seq the tables hold, and the rows written (none when the tables already
+  ///   matched the log).
+  /// - Throws: ``RewindError/Code/corruptData`` when `verify` finds any problem beyond rows of
+  ///   the tables (the log, its snapshots or the undo stacks damaged, or the file itself): the
+  ///   log would then be no guide, and a backup is the remedy. ``RewindError/Code/externalChange``
+  ///   when the file was compacted or migrated while the rebuild read it, or an app logged an
+  ///   entry meanwhile that does not follow from the log (written on top of the hand edits).
+  ///   ``RewindError/Code/readOnly`` for a database opened read-only. Nothing is written then.
+  public func rebuildTables(progress: (Int, Int) -> Void = { _, _ in }) throws -> TableRebuildReport {
+    do {
+      return try rebuildTables(progress: progress, afterReading: {})
+    } catch {
+      throw DatabaseFile.readOnlyRefusal(error, path: path) ?? error
+    }
+  }
+
+  /// ``rebuildTables(progress:)``, running `afterReading` between the replay and the write
+  /// (for tests of what an app may write meanwhile).
+  func rebuildTables(progress: (Int, Int) -> Void, afterReading: () throws -> Void) throws -> TableRebuildReport {
+    try checkWritable()
+    var replayedFrom: (baseSeq: Int64, appSchemaVersion: Int)?
+    let (health, kept) = try verify(progress: progress) { _, history in
+      replayedFrom = (history.baseSeq, history.tables.appSchema.version)
+      return history.lastSeq
+    }
+    let others = health.problems.indices.filter { !health.tableProblems.contains($0) }.map { health.problems[$0] }
+    if let first = others.first {
+      throw RewindError(
+        .corruptData,
+        "refusing to rebuild the tables from the log: verify finds \(others.count) problem\(others.count == 1 ? "" : "s") beyond rows of the tables, the first: \(first). The log is no guide to what the tables should hold; restore the file from a backup"
+      )
+    }
+    guard let kept, let replayedFrom else {
+      throw RewindError(
+        .corruptData, "refusing to rebuild the tables: the replay of the log did not reach its last seq")
+    }
+    try afterReading()
+    return try write { db, history in
+      guard history.baseSeq == replayedFrom.baseSeq, history.tables.appSchema.version == replayedFrom.appSchemaVersion
+      else {
+        throw RewindError(
+          .externalChange,
+          "the file was compacted or migrated while its log was replayed for the rebuild; nothing was written, run it again"
+        )
+      }
+      // What an app logged meanwhile, on top of the state replayed.
+      var expected = kept.rows
+      var seq = kept.seq
+      try history.forEachEntry(after: kept.seq, through: history.lastSeq, db) { changes in
+        seq += 1
+        for change in changes where expected.replace(with: change, .forward) != change.before {
+          throw RewindError(
+            .externalChange,
+            "seq \(seq), logged while the log was replayed for the rebuild, changes \(change.table) \(describe(change.key)) from \(describe(change.before)), which the log does not hold there (it was written on top of rows edited by hand); nothing was written: run `rewind verify`"
+          )
+        }
+      }
+      let changes = try StateRows(db, catalog: history.tables).changes(to: expected)
+      guard !changes.isEmpty else { return TableRebuildReport(seq: history.lastSeq, rowsWritten: [:]) }
+      _ = try history.writeRows(changes, db)
+      // The tables' own rules (a cascade, a trigger of the app's) may write more than asked.
+      if let stray = try StateRows(db, catalog: history.tables).changes(to: expected).first {
+        throw RewindError(
+          .relationViolation,
+          "rebuilding the tables cannot give the log's state: writing the log's rows left \(stray.table) \(describe(stray.key)) as \(describe(stray.before)), where the log says \(describe(stray.after)); nothing was written"
+        )
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO rewind_meta (key, value) VALUES ('tables_rebuilt', 1)
+          ON CONFLICT (key) DO UPDATE SET value = value + 1
+          """)
+      try history.reload(db)
+      return TableRebuildReport(
+        seq: history.lastSeq, rowsWritten: Dictionary(changes.map { ($0.table, 1) }, uniquingKeysWith: +))
+    }
+  }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Rewind
+@testable import TasksExample
+
+/// `RewindDatabase.rebuildTables()` puts the state tables back to the log's state where they
+/// were edited by hand, logging nothing: verify passes again, undo reverts what the log says,
+/// and stores open on the file read their state again. It refuses, writing nothing, when the
+/// log itself (or anything beyond the tables' rows) is damaged.
+@MainActor
+@Suite struct TableRebuildTests {
+  let directory: TemporaryDirectory
+  let path: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("tasks.sqlite")
+  }
+
+  /// A file with tasks, a project, a favorite and view state.
+  func makeHistory() throws {
+    let store = try TasksStore.tasks(path: path)
+    try store.send(.addProject(name: "Home"))
+    try store.send(.add(title: "One", project: 1))
+    try store.send(.add(title: "Two"))
+    try store.send(.add(title: "Three"))
+    try store.send(.toggle(id: 2))
+    try store.send(.favorite(id: 3))
+    try store.send(.select(id: 3))
+  }
+
+  /// Runs `sql` on the file outside the engine, with foreign keys off (set outside any
+  /// transaction, where SQLite ignores it), as the `sqlite3` shell does by default.
+  func edit(_ sql: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA foreign_keys = OFF")
+      try db.inTransaction {
+        try db.execute(sql: sql)
+        return .commit
+      }
+    }
+    try queue.close()
+  }
+
+  /// Every row of every table of the file, engine tables included, as text.
+  func everything() throws -> [String] {
+    try DatabaseQueue(path: path).read { db in
+      try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").flatMap {
+        table in
+        try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)").map { "\(table) \($0)" }
+      }
+    }
+  }
+
+  func tablesRebuilt() throws -> Int64? {
+    try DatabaseQueue(path: path).read {
+      try Int64.fetchOne($0, sql: "SELECT value FROM rewind_meta WHERE key = 'tables_rebuilt'")
+    }
+  }
+
+  @Test func everyKindOfHandEditIsPutBackAndNothingIsLogged() throws {
+    try makeHistory()
+    let exported = try RewindDatabase(path: path, readOnly: true).export()
+    let log = try DatabaseQueue(path: path).read { try Row.fetchAll($0, sql: "SELECT * FROM action_log") }
+    try edit(
+      """
+      UPDATE tasks SET title = 'Changed by hand' WHERE id = 1;
+      DELETE FROM tasks WHERE id = 2;
+      INSERT INTO tasks (id, title, done, notes) VALUES (9, 'Added by hand', 0, '');
+      DELETE FROM projects;
+      UPDATE list_entries SET position = position || '0' WHERE list = 'allTasks' AND id = 3;
+      DELETE FROM list_entries WHERE list = 'favorited';
+      UPDATE view_state SET value = '"by hand"' WHERE path = 'selection';
+      """)
+    let damaged = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(!damaged.isHealthy)
+    #expect(damaged.onlyTableRowsDiffer, "\(damaged.problems)")
+
+    let report = try RewindDatabase(path: path).rebuildTables()
+    #expect(report.seq == Int64(log.count))
+    #expect(report.rowsWritten == ["tasks": 3, "projects": 1, "list_entries": 2, "view_state": 1])
+    #expect(report.rowCount == 7)
+    let healthy = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(healthy.isHealthy, "\(healthy.problems)")
+    #expect(!healthy.onlyTableRowsDiffer)
+    #expect(try RewindDatabase(path: path, readOnly: true).export() == exported)
+    // The log is as it was: the rebuild is no entry, and no step to undo.
+    #expect(try DatabaseQueue(path: path).read { try Row.fetchAll($0, sql: "SELECT * FROM action_log") } == log)
+    #expect(try tablesRebuilt() == 1)
+
+    // Undo reverts the last step the log holds (the favorite), onto the log's rows.
+    let store = try TasksStore.tasks(path: path)
+    #expect(store.state.tasks[1]?.title == "One")
+    _ = try store.undo()
+    #expect(store.state.favorited.isEmpty)
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
+
+    // Nothing left to rebuild: nothing written, not even the count.
+    let before = try everything()
+    #expect(try RewindDatabase(path: path).rebuildTables() == TableRebuildReport(seq: 9, rowsWritten: [:]))
+    #expect(try everything() == before)
+  }
+
+  @Test func aHealthyFileIsLeftAsItIs() throws {
+    try makeHistory()
+    let before = try everything()
+    let report = try RewindDatabase(path: path).rebuildTables()
+    #expect(report.rowCount == 0)
+    #expect(report.seq == 8)
+    #expect(try everything() == before)
+    #expect(try tablesRebuilt() == nil)
+  }
+
+  /// A damaged log is no guide: refused, naming the first problem, with nothing written.
+  @Test func aDamagedLogIsRefusedAndNothingIsWritten() throws {
+    try makeHistory()
+    try edit(
+      """
+      UPDATE tasks SET title = 'Changed by hand' WHERE id = 1;
+      UPDATE action_log SET changes = replace(changes, '"Two"', '"Deux"') WHERE action = 'add' AND changes LIKE '%"Two"%';
+      """)
+    let before = try everything()
+    let error = try #require(expectRewindError(.corruptData) { try RewindDatabase(path: path).rebuildTables() })
+    #expect(error.message.contains("refusing to rebuild the tables from the log: verify finds"), "\(error.message)")
+    #expect(error.message.contains("restore the file from a backup"), "\(error.message)")
+    #expect(!error.message.contains("Changed by hand"), "the first problem named is the log's: \(error.message)")
+    #expect(try everything() == before)
+    #expect(try !RewindDatabase(path: path, readOnly: true).verify().onlyTableRowsDiffer)
+  }
+
+  /// Undo stacks edited by hand are beyond the tables' rows: refused, though rows differ too.
+  @Test func editedUndoStacksAreRefused() throws {
+    try makeHistory()
+    try edit(
+      """
+      UPDATE tasks SET title = 'Changed by hand' WHERE id = 1;
+      UPDATE undo_steps SET undone = 1 WHERE id = (SELECT max(id) FROM undo_steps);
+      """)
+    let report = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(report.problems.contains { $0.hasPrefix("undo_steps") }, "\(report.problems)")
+    #expect(report.problems.contains { $0.contains("Changed by hand") }, "\(report.problems)")
+    #expect(!report.onlyTableRowsDiffer)
+    let before = try everything()
+    let error = try #require(expectRewindError(.corruptData) { try RewindDatabase(path: path).rebuildTables() })
+    #expect(error.message.contains("1 problem beyond rows of the tables, the first: undo_steps"), "\(error.message)")
+    #expect(try everything() == before)
+  }
+
+  @Test func aReadOnlyDatabaseIsRefused() throws {
+    try makeHistory()
+    try edit("UPDATE tasks SET title = 'Changed by hand' WHERE id = 1")
+    let before = try everything()
+    let error = try #require(
+      expectRewindError(.readOnly) { try RewindDatabase(path: path, readOnly: true).rebuildTables() })
+    #expect(error.message.contains("read-only"), "\(error.message)")
+    #expect(try everything() == before)
+  }
+
+  /// A store that opened on the edited tables holds the edits in memory: after the rebuild its
+  /// next write reads the tables again, so what it logs starts from the log's rows. (Without
+  /// that, its entry would record the hand edit as the row's before-image, and verify would
+  /// find the log broken there.)
+  @Test func aStoreOpenOnTheEditedTablesReadsThemAgainAfterTheRebuild() throws {
+    try makeHistory()
+    try edit("UPDATE tasks SET title = 'Changed by hand' WHERE id = 1; UPDATE tasks SET done = 0 WHERE id = 2")
+    let store = try TasksStore.tasks(path: path)
+    #expect(store.state.tasks[1]?.title == "Changed by hand")
+    #expect(store.state.tasks[2]?.isDone == false)
+    _ = try RewindDatabase(path: path).rebuildTables()
+    try store.send(.append(id: 1, text: "!"))
+    #expect(store.state.tasks[1]?.title == "One!")
+    #expect(store.state.tasks[2]?.isDone == true)
+    #expect(try TasksStore.tasks(path: path, readOnly: true).state == store.state)
+    let report = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(report.isHealthy, "\(report.problems)")
+  }
+
+  /// Entries an app logs between the replay and the write are followed, when they start from
+  /// the log's rows (a store that opened before the edit); one written on top of the edits is
+  /// refused, and nothing is written.
+  @Test func entriesLoggedMeanwhileAreFollowedOrRefused() throws {
+    try makeHistory()
+    let before = try TasksStore.tasks(path: path)
+    try edit("UPDATE tasks SET title = 'Changed by hand' WHERE id = 1")
+    let report = try RewindDatabase(path: path).rebuildTables(
+      progress: { _, _ in },
+      afterReading: {
+        try before.send(.add(title: "Meanwhile"))
+        try before.send(.append(id: 3, text: "!"))
+      })
+    #expect(report.seq == 10)
+    #expect(report.rowsWritten == ["tasks": 1])
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
+
+    let onEdits = try TasksStore.tasks(path: path)
+    try edit("UPDATE tasks SET title = 'Edited again' WHERE id = 1")
+    try onEdits.reload()
+    let files = try everything()
+    var written: [String] = []
+    let error = try #require(
+      expectRewindError(.externalChange) {
+        try RewindDatabase(path: path).rebuildTables(
+          progress: { _, _ in },
+          afterReading: {
+            try onEdits.send(.append(id: 1, text: "?"))
+            written = try everything()
+          })
+      })
+    #expect(error.message.contains("seq 11, logged while the log was replayed for the rebuild"), "\(error.message)")
+    #expect(error.message.contains("Edited again"), "\(error.message)")
+    #expect(written != files)
+    #expect(try everything() == written)
+  }
+}
