@@ -6,8 +6,8 @@ import Testing
 @testable import Rewind
 
 /// The model-based test of issue 10: random interleavings of every operation on one file (two
-/// stores, the `rewind` tool's writes (undo, redo, restore, import, snapshot, compact) and
-/// backups, reopening (which must not write unless it logs), injected commit failures) compared with
+/// stores, the `rewind` tool's writes (undo, redo, restore, import, snapshot, compact,
+/// rebuild-tables after a hand edit) and backups, reopening (which must not write unless it logs), injected commit failures) compared with
 /// ``HistoryModel`` after each step: the acting store's memory equals the file, every store's
 /// memory equals the file at the seq it has seen, the file equals the model (state, raw rows,
 /// undo stacks), and `verify` is clean.
@@ -26,11 +26,13 @@ struct HistoryModelTests {
   /// since a second app found undoing a restore left the repair standing (the model still
   /// joined it only to an action's step); an undo that puts a list entry back at a position
   /// another entry took since, which the engine gives a key of its own just before it (the
-  /// model kept both at one position).
+  /// model kept both at one position); a send refused after the tool rebuilt the tables,
+  /// which reads them again first, so the store's next id follows the rows (the model did not
+  /// know a rebuild makes stores read the tables).
   @Test(arguments: [
     [95400, 752920, 32560, 669040, 293640, 13506], [114563, 709520, 23163, 44070, 667296, 311295],
     [8960, 630, 381080, 160, 222, 34503, 6], [492160, 134448, 577206, 55293, 869040, 428718],
-    [394884, 549521, 679560, 259],
+    [394884, 549521, 679560, 259], [0, 766443, 0],
   ])
   func aSessionFoundBefore(codes: [Int]) throws {
     var run = try ModelRun()
@@ -184,6 +186,29 @@ struct ModelRun {
     case 37 where (code / 40) % 2 == 0:
       _ = try RewindDatabase(path: path).snapshot(label: "s\(model.lastSeq)-\(code)")
       return "tool snapshot"
+    case 37 where (code / 40) % 4 == 1:
+      // Rows edited by hand, as with the `sqlite3` shell: the rebuild puts back the log's rows
+      // and logs nothing, so the model does not move; the stores read the tables again at
+      // their next write.
+      for store in stores { store.waitForSnapshots() }
+      let edits = [
+        "UPDATE entries SET title = title || '~' WHERE id = (SELECT min(id) FROM entries)",
+        "DELETE FROM list_entries WHERE rowid = (SELECT max(rowid) FROM list_entries)",
+        "INSERT INTO entries (id, title, body, pinned) VALUES (999999, 'by hand', '', 0)",
+        "DELETE FROM view_state WHERE rowid = (SELECT min(rowid) FROM view_state)",
+      ]
+      let edit = edits[(code / 160) % edits.count]
+      let changed = try Self.reader(path).write { db in
+        try db.execute(sql: edit)
+        return db.changesCount
+      }
+      let damaged = try RewindDatabase(path: path, readOnly: true).verify()
+      #expect(damaged.onlyTableRowsDiffer == (changed > 0), "hand edit \(edit): \(damaged.problems)")
+      let report = try RewindDatabase(path: path).rebuildTables()
+      #expect(report.seq == model.lastSeq, "rebuild after \(edit)")
+      #expect(report.rowCount == changed, "rebuild after \(edit): \(report.rowsWritten)")
+      if report.rowCount > 0 { model.rebuilds += 1 }
+      return "hand edit (\(changed) row\(changed == 1 ? "" : "s")) and tool rebuild-tables"
     case 37:
       // A backup holds the state as of its commit, with its whole history, and changes nothing.
       let copy = directory.path("backup-\(model.lastSeq)-\(code).sqlite")

@@ -42,10 +42,12 @@ struct HistoryModel {
     var applied: ClosedRange<Int64>?
   }
 
-  /// One store on the file: the seq its memory is at, and its largest id since it loaded.
+  /// One store on the file: the seq its memory is at, its largest id since it loaded, and the
+  /// tables' rebuilds it has read the tables after.
   struct StoreMemory {
     var seen: Int64
     var largest: Int64
+    var rebuildsSeen = 0
   }
 
   enum Outcome: Equatable {
@@ -61,6 +63,9 @@ struct HistoryModel {
   var lastSeq: Int64 = 0
   var baseSeq: Int64 = 0
   var stores: [StoreMemory] = []
+  /// How many times the tool rebuilt the tables (after a hand edit): no entry, but every store
+  /// reads the tables again at its next write.
+  var rebuilds = 0
 
   /// A new file opened by `storeCount` stores: the initialize entry holds the view's defaults.
   init(storeCount: Int) {
@@ -389,9 +394,11 @@ struct HistoryModel {
     store: Int, failing: Bool, reducesFirst: Bool = false, _ operation: (inout HistoryModel) -> Outcome
   ) -> Outcome {
     let seen = stores[store].seen
+    let rebuilt = stores[store].rebuildsSeen != rebuilds
+    stores[store].rebuildsSeen = rebuilds
     var repairs: [Change] = []
-    if seen != lastSeq {
-      if baseSeq > seen {
+    if seen != lastSeq || rebuilt {
+      if baseSeq > seen || rebuilt {
         stores[store].largest = maxID(in: rows)
       } else {
         for entry in log where entry.seq > seen { bump(store, entry.changes) }
@@ -493,6 +500,7 @@ struct HistoryModel {
   /// Opening (or reloading) a store: read the tables, repair.
   mutating func reopen(store: Int) {
     stores[store].largest = maxID(in: rows)
+    stores[store].rebuildsSeen = rebuilds
     repairAfter(store: store, lastStep: reloadedLastStep)
   }
 
