@@ -41,6 +41,7 @@ import GRDB
 /// - ``importState(_:)``
 /// ### Maintenance
 /// - ``verify(progress:)``
+/// - ``rebuildTables(progress:)``
 /// - ``compact(keep:progress:)``
 public final class RewindDatabase {
   let queue: DatabaseQueue
