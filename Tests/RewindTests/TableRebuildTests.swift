@@ -149,6 +149,31 @@ import Testing
     #expect(try everything() == before)
   }
 
+  /// Rows the log's rows cannot give, once written: a column added by hand (the log's rows do
+  /// not name it) or a trigger of the app's that writes more. Refused, nothing written.
+  @Test(arguments: [
+    "ALTER TABLE tasks ADD COLUMN extra TEXT DEFAULT 'x'",
+    """
+    CREATE TRIGGER stamp AFTER UPDATE ON tasks BEGIN
+      UPDATE tasks SET notes = 'stamped' WHERE id = NEW.id AND notes <> 'stamped';
+    END;
+    UPDATE tasks SET title = 'Changed by hand' WHERE id = 2;
+    """,
+  ])
+  func whatTheLogsRowsCannotGiveIsRefused(edit sql: String) throws {
+    try makeHistory()
+    try edit(sql)
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().onlyTableRowsDiffer)
+    let before = try everything()
+    let error = try #require(expectRewindError(.relationViolation) { try RewindDatabase(path: path).rebuildTables() })
+    #expect(
+      error.message.contains(
+        "rebuilding the tables cannot give the log's state: once the log's rows are written, tasks"),
+      "\(error.message)")
+    #expect(error.message.hasSuffix("nothing was written"), "\(error.message)")
+    #expect(try everything() == before)
+  }
+
   @Test func aReadOnlyDatabaseIsRefused() throws {
     try makeHistory()
     try edit("UPDATE tasks SET title = 'Changed by hand' WHERE id = 1")

@@ -95,11 +95,12 @@ extension RewindDatabase {
       let changes = try StateRows(db, catalog: history.tables).changes(to: expected)
       guard !changes.isEmpty else { return TableRebuildReport(seq: history.lastSeq, rowsWritten: [:]) }
       _ = try history.writeRows(changes, db)
-      // The tables' own rules (a cascade, a trigger of the app's) may write more than asked.
+      // The tables' own rules (a cascade, a trigger of the app's) may write more than asked,
+      // and a column added by hand is one the log's rows do not name.
       if let stray = try StateRows(db, catalog: history.tables).changes(to: expected).first {
         throw RewindError(
           .relationViolation,
-          "rebuilding the tables cannot give the log's state: writing the log's rows left \(stray.table) \(describe(stray.key)) as \(describe(stray.before)), where the log says \(describe(stray.after)); nothing was written"
+          "rebuilding the tables cannot give the log's state: once the log's rows are written, \(stray.table) \(describe(stray.key)) holds \(describe(stray.before)) where the log says \(describe(stray.after)) (a trigger or a cascade wrote it, or the table has a column the log does not know); nothing was written"
         )
       }
       try db.execute(
