@@ -240,6 +240,17 @@ struct HistoryLog {
       && row["schema_version"] == tables.schemaVersion && row["migrations"] == tables.appSchema.migrationCount
   }
 
+  /// Whether `row`, of ``commitsSeenSQL``, shows a log that may only have grown since seq
+  /// `seen`: `false` when it shows the base past `seen`, the last seq before it, or the tables
+  /// rebuilt since (`true` when it cannot tell).
+  private func onlyGrew(_ row: Row, since seen: Int64) -> Bool {
+    func integer(_ column: String) -> Int64? { (row[column] as DatabaseValue).integerOrNull ?? nil }
+    if let base = integer("base_seq"), base > seen { return false }
+    if let last = integer("last_seq"), last < seen { return false }
+    if let rebuilt = integer("tables_rebuilt"), rebuilt != position.tablesRebuilt { return false }
+    return true
+  }
+
   /// Takes the latest snapshot's seq and rows from `row`, of ``commitsSeenSQL``.
   private mutating func readLatestSnapshot(from row: Row) throws {
     // Snapshots from before the base (kept labelled ones, or a tampered seq) do not delay the
@@ -343,10 +354,15 @@ struct HistoryLog {
       return .current
     }
     let (seen, rebuilt) = (lastSeq, position.tablesRebuilt)
+    // Not a log that only grew (or tables rewritten with no entry): the position is read again
+    // whole. What the quick look read says so at once; a value it cannot take is read (and
+    // reported) by the reload.
+    if !onlyGrew(seenRow, since: seen) {
+      try reload(db)
+      return .reload
+    }
     try reload(db, since: seen)
     if baseSeq > seen || lastSeq < seen || position.tablesRebuilt != rebuilt {
-      // Not a log that only grew (or tables rewritten with no entry): the position is read
-      // again whole.
       try reload(db)
       return .reload
     }
