@@ -70,9 +70,10 @@ extension ParsableCommand {
       // A message echoes values given to it (a label, a key, a path): control characters in
       // them are shown escaped, so that they neither hide text nor drive the terminal.
       let message = fullMessage(for: error)
-      if exitCode(for: error) != .success, message.unicodeScalars.contains(where: isHiddenControl) {
+      let code = exitCode(for: error)
+      if code != .success, message.unicodeScalars.contains(where: isHiddenControl) {
         FileHandle.standardError.write(Data((escapingControlCharacters(message) + "\n").utf8))
-        Foundation.exit(exitCode(for: error).rawValue)
+        Foundation.exit(code.rawValue)
       }
       exit(withError: error)
     }
