@@ -215,6 +215,7 @@ struct RewindCommandTests {
     #expect(try rewind("verify", "tasks.sqlite").contains("is healthy"))
     #expect(
       try DatabaseQueue(path: db).read { try Int64.fetchOne($0, sql: "SELECT max(seq) FROM action_log") } == last)
+    #expect(try rewind("inspect", "tasks.sqlite").contains("; tables rebuilt from the log 1 time (after hand edits)"))
     #expect(
       try rewind("rebuild-tables", "tasks.sqlite")
         == "Nothing to rebuild: the tables already hold the log's state at seq \(last).\n")

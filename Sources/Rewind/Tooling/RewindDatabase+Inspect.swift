@@ -26,6 +26,9 @@ public struct Inspection: Sendable {
   public var undoSteps: Int
   public var redoSteps: Int
   public var snapshots: [SnapshotInfo]
+  /// How many times ``RewindDatabase/rebuildTables(progress:)`` put the tables back to the
+  /// log's rows after hand edits (it logs no entry: this count is its trace in the file).
+  public var tablesRebuilt: Int64
 }
 
 extension Inspection: CustomStringConvertible {
@@ -47,7 +50,10 @@ extension Inspection: CustomStringConvertible {
     lines.append(
       "History: last seq \(lastSeq)\(baseSeq > 0 ? ", starts after seq \(baseSeq) (compacted)" : ""); "
         + "undo: \(undoSteps) step\(undoSteps == 1 ? "" : "s")\(undoSteps > 0 ? " (can undo)" : ""); "
-        + "redo: \(redoSteps) step\(redoSteps == 1 ? "" : "s")\(redoSteps > 0 ? " (can redo)" : "")")
+        + "redo: \(redoSteps) step\(redoSteps == 1 ? "" : "s")\(redoSteps > 0 ? " (can redo)" : "")"
+        + (tablesRebuilt > 0
+          ? "; tables rebuilt from the log \(tablesRebuilt) time\(tablesRebuilt == 1 ? "" : "s") (after hand edits)"
+          : ""))
     lines.append("Snapshots: \(snapshots.count)")
     lines += snapshots.map {
       "  \($0.label.map { "\"\($0)\"" } ?? "(\($0.kind))") at seq \($0.seq), \($0.kind), \($0.time)"
@@ -246,7 +252,8 @@ extension RewindDatabase {
         redoSteps: try Int.fetchOne(
           db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 1 AND id >= ?",
           arguments: [history.tables.appSchema.lastBarrier]) ?? 0,
-        snapshots: try HistoryLog.snapshots(db))
+        snapshots: try HistoryLog.snapshots(db),
+        tablesRebuilt: try HistoryLog.fileTablesRebuilt(db))
     }
   }
 
