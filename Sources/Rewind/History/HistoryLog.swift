@@ -213,8 +213,9 @@ struct HistoryLog {
 
   /// What another connection's commit may have changed of what a position is read from: the
   /// log's last seq and base, the entries that created the file, the schema and the app's
-  /// migrations, the tables' rebuilds; and the latest snapshot. Every change to the undo stacks is logged with an
-  /// entry, and every change to the tables' catalog comes with a migration.
+  /// migrations, the tables' rebuilds; and the latest snapshot. Every change to the undo
+  /// stacks is logged with an entry, and every change to the tables' catalog comes with a
+  /// migration.
   private static let commitsSeenSQL = """
     SELECT (SELECT max(seq) FROM action_log) AS last_seq,
       (SELECT value FROM rewind_meta WHERE key = 'base_seq') AS base_seq,

@@ -28,7 +28,6 @@ public struct VerificationReport: Sendable {
       problems.append(line)
     }
   }
-
 }
 
 /// What ``RewindDatabase/compact(keep:progress:)`` did.
