@@ -43,6 +43,25 @@ struct ReleaseFixtureTests {
     #expect(try RewindDatabase(path: path).verify().problems == [])
   }
 
+  /// Rows of the release file edited by hand go back to what its log says, with no entry: the
+  /// export is 0.1's again, and undo still gives what 0.1 gave.
+  @Test func handEditsOfTheReleaseFileAreRebuiltFromItsLog() throws {
+    let (directory, path) = try copy()
+    _ = directory
+    try DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "UPDATE tasks SET title = 'by hand' WHERE id = (SELECT min(id) FROM tasks)")
+      try db.execute(sql: "DELETE FROM list_entries WHERE rowid = (SELECT max(rowid) FROM list_entries)")
+    }
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().onlyTableRowsDiffer)
+    let report = try RewindDatabase(path: path).rebuildTables()
+    #expect(report.seq == 24)
+    #expect(report.rowCount == 2)
+    #expect(try RewindDatabase(path: path).export() == (try fixture("release-0.1-exports/at-24.json")))
+    #expect(try RewindDatabase(path: path).undo() != nil)
+    #expect(try RewindDatabase(path: path).export() == (try fixture("release-0.1-undos/undo-1.json")))
+    #expect(try RewindDatabase(path: path).verify().problems == [])
+  }
+
   // MARK: - Upgraded by the app (version 2 of the example's schema: task notes)
 
   /// An export with what later app versions added left out (version 2: tasks' `notes`; version

@@ -175,6 +175,47 @@ import Testing
     #expect(try everything() == before)
   }
 
+  /// A snapshot read from the edited tables and stored after the rebuild would hold the hand
+  /// edits at a seq the log says otherwise: it is dropped (helper-38 found it stored).
+  @Test func aSnapshotReadBeforeTheRebuildIsDroppedWhenStoredAfterIt() throws {
+    try makeHistory()
+    try edit("UPDATE tasks SET title = 'Changed by hand' WHERE id = 1")
+    let worker = try RewindDatabase(path: path)
+    let read = try #require(try SteppedSnapshotRead.snapshot(from: worker.queue, evenIfUpToDate: true))
+    #expect(try RewindDatabase(path: path).rebuildTables().rowsWritten == ["tasks": 1])
+    let snapshots = try RewindDatabase(path: path, readOnly: true).snapshots()
+    #expect(try SnapshotWorker.store(read.snapshot, in: worker.queue, beforeEachWrite: {}) == nil)
+    #expect(try RewindDatabase(path: path, readOnly: true).snapshots() == snapshots)
+    let report = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(report.isHealthy, "\(report.problems)")
+  }
+
+  /// A read in steps that a rebuild comes between cannot join its steps: it reads the state
+  /// again in one transaction, after the rebuild.
+  @Test func aSteppedReadThatARebuildComesBetweenReadsAgain() throws {
+    try makeHistory()
+    try edit("UPDATE tasks SET title = 'Changed by hand' WHERE id = 1")
+    let worker = try RewindDatabase(path: path)
+    var steps = 0
+    var rebuilt = 0
+    let outcome = try SteppedSnapshotRead.read(
+      from: worker.queue, evenIfUpToDate: true, rowsPerStep: 1,
+      beforeStep: {
+        steps += 1
+        if steps == 3 { rebuilt = try RewindDatabase(path: path).rebuildTables().rowCount }
+      })
+    #expect(rebuilt == 1)
+    #expect(steps == 3, "the read ended at the step after the rebuild")
+    guard case .needsOneRead = outcome else {
+      Issue.record("the steps were joined across the rebuild: \(outcome)")
+      return
+    }
+    let read = try #require(try SteppedSnapshotRead.snapshot(from: worker.queue, evenIfUpToDate: true))
+    #expect(!read.snapshot.json.contains("Changed by hand"))
+    #expect(try SnapshotWorker.store(read.snapshot, in: worker.queue, beforeEachWrite: {}) != nil)
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
+  }
+
   @Test func aReadOnlyDatabaseIsRefused() throws {
     try makeHistory()
     try edit("UPDATE tasks SET title = 'Changed by hand' WHERE id = 1")

@@ -177,6 +177,11 @@ extension HistoryLog {
     /// snapshot stored after another process migrated the file would hold rows of the old
     /// shape under the new one, so it is dropped then (see `SnapshotWorker.store`).
     var appSchemaVersion: Int?
+    /// How many times the tables had been rebuilt from the log when it was read from them
+    /// (see ``Position/tablesRebuilt``): one read before a rebuild may hold rows edited by
+    /// hand, which the rebuild put back, so it is dropped then too. `nil` for a state that
+    /// was not read from the tables (the log's replay).
+    var tablesRebuilt: Int64?
 
     init(_ rows: StateRows, seq: Int64) {
       self.init(json: rows.json(), rowCount: rows.tables.values.map(\.count).reduce(0, +), seq: seq)
@@ -220,6 +225,7 @@ extension HistoryLog {
         try Self.scanning(db, catalog: catalog, seq: seq, stopping: stopping)
         ?? Self(StateRows(db, catalog: catalog), seq: seq)
       appSchemaVersion = catalog.appSchema.version
+      tablesRebuilt = try HistoryLog.fileTablesRebuilt(db)
     }
 
     /// The tables read in key order and written as they come: the text ``StateRows/json()``

@@ -18,7 +18,7 @@ import GRDB
 /// is not the primary key's (`list_entries`: `(id, list)` against `(list, id)`).
 ///
 /// The last transaction also counts each table's rows. A migration or any other schema change
-/// meanwhile, a compaction, a count that differs (a row inserted or deleted past the log,
+/// meanwhile, a compaction, the tables rebuilt from the log, a count that differs (a row inserted or deleted past the log,
 /// behind the steps), or a table whose key is not its primary key makes
 /// ``read(from:evenIfUpToDate:rowsPerStep:stopping:beforeStep:reading:)`` answer
 /// ``Outcome/needsOneRead``. What it cannot see is a row updated past the log behind the
@@ -91,6 +91,8 @@ struct SteppedSnapshotRead {
       // A compaction meanwhile may have removed entries the steps follow. (Its `VACUUM` used to
       // move the schema version, which the check above caught; shrinking in steps does not.)
       guard try HistoryLog.fileBaseSeq(db) == start.history.baseSeq else { throw CannotJoin() }
+      // Tables rebuilt from the log meanwhile: rows read before were perhaps edited by hand.
+      guard try HistoryLog.fileTablesRebuilt(db) == start.history.position.tablesRebuilt else { throw CannotJoin() }
       let seq = try start.history.fileLastSeq(db)
       guard seq >= seen else { throw CannotJoin() }
       try start.history.forEachEntry(after: seen, through: seq, db) {
@@ -148,6 +150,7 @@ struct SteppedSnapshotRead {
     var snapshot = HistoryLog.EncodedSnapshot(
       json: String(decoding: out, as: UTF8.self), rowCount: rowCount, seq: seen)
     snapshot.appSchemaVersion = start.history.tables.appSchema.version
+    snapshot.tablesRebuilt = start.history.position.tablesRebuilt
     return .snapshot(snapshot)
   }
 

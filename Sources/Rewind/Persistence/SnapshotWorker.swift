@@ -234,10 +234,11 @@ final class SnapshotWorker: @unchecked Sendable {
         }
         // An automatic snapshot is not needed once compaction or another snapshot came in
         // between. An app migration by another process since it was read would label rows of
-        // the old shape with the new one. Parts removed meanwhile (by hand) would make a
-        // snapshot its checksum refuses.
+        // the old shape with the new one, and tables rebuilt from the log since, rows edited by
+        // hand. Parts removed meanwhile (by hand) would make a snapshot its checksum refuses.
         guard labelTaken != true, label != nil || snapshot.seq > history.lastSnapshotSeq,
-          try parts.areWhole(db), snapshot.appSchemaVersion == history.tables.appSchema.version
+          try parts.areWhole(db), snapshot.appSchemaVersion == history.tables.appSchema.version,
+          snapshot.tablesRebuilt.map({ $0 == history.position.tablesRebuilt }) ?? true
         else {
           try parts.remove(db)
           return labelTaken == true ? .labelTaken : .dropped
