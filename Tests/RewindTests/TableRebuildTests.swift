@@ -150,6 +150,18 @@ import Testing
     #expect(try everything() == before)
   }
 
+  /// A fixed list's entry given an owner by hand: the log's image of it names no owner (NULL is
+  /// left out), and the rebuild sets it back to NULL (helper-38 found it refused).
+  @Test func anOwnerGivenToAFixedListsEntryByHandIsCleared() throws {
+    try makeHistory()
+    let exported = try RewindDatabase(path: path, readOnly: true).export()
+    try edit("UPDATE list_entries SET owner = 1 WHERE list = 'allTasks' AND id = 2")
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().onlyTableRowsDiffer)
+    #expect(try RewindDatabase(path: path).rebuildTables().rowsWritten == ["list_entries": 1])
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
+    #expect(try RewindDatabase(path: path, readOnly: true).export() == exported)
+  }
+
   /// Rows the log's rows cannot give, once written: a column added by hand (the log's rows do
   /// not name it) or a trigger of the app's that writes more. Refused, nothing written.
   @Test(arguments: [
@@ -214,6 +226,28 @@ import Testing
     #expect(!read.snapshot.json.contains("Changed by hand"))
     #expect(try SnapshotWorker.store(read.snapshot, in: worker.queue, beforeEachWrite: {}) != nil)
     #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
+  }
+
+  /// Values of a UNIQUE column swapped by hand: the rows are written one at a time, so the
+  /// first collides with the other. Refused as a RewindError (it was GRDB's own), nothing
+  /// written.
+  @Test func uniqueValuesSwappedByHandAreRefusedAsARewindError() throws {
+    try makeHistory()
+    try edit(
+      """
+      CREATE UNIQUE INDEX title_once ON tasks(title);
+      UPDATE tasks SET title = 'swapping' WHERE id = 2;
+      UPDATE tasks SET title = 'Two' WHERE id = 3;
+      UPDATE tasks SET title = 'Three' WHERE id = 2;
+      """)
+    let before = try everything()
+    let error = try #require(expectRewindError(.commitFailed) { try RewindDatabase(path: path).rebuildTables() })
+    #expect(
+      error.message.hasPrefix("rebuilding the tables failed: SQLite refused to write the log's rows back"),
+      "\(error.message)")
+    #expect(error.message.contains("UNIQUE"), "\(error.message)")
+    #expect(error.message.hasSuffix("nothing was written"), "\(error.message)")
+    #expect(try everything() == before)
   }
 
   @Test func aReadOnlyDatabaseIsRefused() throws {

@@ -42,12 +42,22 @@ extension RewindDatabase {
   ///   log would then be no guide, and a backup is the remedy. ``RewindError/Code/externalChange``
   ///   when the file was compacted or migrated while the rebuild read it, or an app logged an
   ///   entry meanwhile that does not follow from the log (written on top of the hand edits).
+  ///   ``RewindError/Code/commitFailed`` when SQLite refuses to write a row back (an app's
+  ///   `UNIQUE` column whose values were swapped by hand: the rows are written one at a time).
   ///   ``RewindError/Code/readOnly`` for a database opened read-only. Nothing is written then.
   public func rebuildTables(progress: (Int, Int) -> Void = { _, _ in }) throws -> TableRebuildReport {
     do {
       return try rebuildTables(progress: progress, afterReading: {})
+    } catch let error as RewindError {
+      throw error
     } catch {
-      throw DatabaseFile.readOnlyRefusal(error, path: path) ?? error
+      // SQLite refusing a row (an app's UNIQUE column whose values were swapped by hand: the
+      // rows are written one at a time).
+      throw DatabaseFile.readOnlyRefusal(error, path: path)
+        ?? RewindError(
+          .commitFailed,
+          "rebuilding the tables failed: SQLite refused to write the log's rows back (\(error)); nothing was written",
+          underlying: error)
     }
   }
 
@@ -95,7 +105,7 @@ extension RewindDatabase {
         }
       }
       let catalog = history.tables
-      let changes = try StateRows(db, catalog: catalog).changes(to: expected)
+      let changes = try StateRows(db, catalog: catalog).changes(to: expected).map(Self.clearingOmittedColumn)
       guard !changes.isEmpty else { return TableRebuildReport(seq: history.lastSeq, rowsWritten: [:]) }
       _ = try history.writeRows(changes, db)
       // The tables' own rules (a cascade, a trigger of the app's) may write more than asked,
@@ -118,5 +128,16 @@ extension RewindDatabase {
       return TableRebuildReport(
         seq: history.lastSeq, rowsWritten: Dictionary(changes.map { ($0.table, 1) }, uniquingKeysWith: +))
     }
+  }
+
+  /// `change`, with the column its table's images leave out when NULL (a fixed list entry's
+  /// `owner`) set to NULL in the row it writes, where the table's row holds a value there (an
+  /// owner given by hand): the writer sets only the columns an image names.
+  private static func clearingOmittedColumn(_ change: RowChange) -> RowChange {
+    guard let column = StateRows.columnOmittedWhenNull(in: change.table), var after = change.after,
+      after[column] == nil, let held = change.before?[column], !held.isNull
+    else { return change }
+    after[column] = .null
+    return RowChange(table: change.table, key: change.key, before: change.before, after: after)
   }
 }
