@@ -161,20 +161,26 @@ struct RebuildTables: ParsableCommand {
       Replays the log as `rewind verify` does and writes back the rows that differ from it: \
       rows changed or deleted by hand are put back, rows added by hand are removed. The log \
       is not changed and no entry is logged, so undo, redo and restore go on from the log as \
-      it is. Refused, with nothing written, when verify finds anything wrong beyond rows of \
-      the tables (then the log is no guide: restore a backup).
+      it is. Automatic snapshots taken from the edited tables are dropped (later ones are \
+      taken in their time). Refused, with nothing written, when verify finds anything else \
+      wrong (then the log is no guide: restore a backup).
       """)
   @OptionGroup var database: DatabaseArgument
 
   func run() throws {
     let report = try database.open().rebuildTables(progress: Progress(label: "replaying").report)
-    guard report.rowCount > 0 else {
+    guard report.rowCount > 0 || report.snapshotsDropped > 0 else {
       print("Nothing to rebuild: the tables already hold the log's state at seq \(report.seq).")
       return
     }
     let tables = report.rowsWritten.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+    let rows = report.rowCount == 1 ? "1 row" : "\(report.rowCount) rows"
+    let snapshots =
+      report.snapshotsDropped == 0
+      ? ""
+      : "; dropped \(report.snapshotsDropped) automatic snapshot\(report.snapshotsDropped == 1 ? "" : "s") taken from the edited tables"
     print(
-      "Rebuilt the tables to the log's state at seq \(report.seq): \(report.rowCount) row\(report.rowCount == 1 ? "" : "s") written (\(tables.joined(separator: ", ")))."
+      "Rebuilt the tables to the log's state at seq \(report.seq): \(rows) written\(tables.isEmpty ? "" : " (\(tables.joined(separator: ", ")))")\(snapshots)."
     )
   }
 }

@@ -9,25 +9,38 @@ public struct VerificationReport: Sendable {
   public var problems: [String] = []
   /// The number of log entries replayed.
   public var entriesReplayed = 0
-  /// Which of ``problems`` are in the state tables' rows alone: a row that differs from the
-  /// replayed log, a broken reference between them, a list entry naming a missing row.
-  var tableProblems: Set<Int> = []
+  /// The problems ``RewindDatabase/rebuildTables(progress:)`` puts right, by their index in
+  /// ``problems``.
+  var rebuildable: [Int: RebuildableProblem] = [:]
 
   /// Whether every check passed.
   public var isHealthy: Bool { problems.isEmpty }
 
-  /// Whether the state tables' rows are all that is wrong (rows edited by hand), which
-  /// ``RewindDatabase/rebuildTables(progress:)`` puts right: the log, its snapshots, the undo
-  /// stacks and the file itself are sound. `false` for a healthy file.
-  public var onlyTableRowsDiffer: Bool { !problems.isEmpty && tableProblems.count == problems.count }
+  /// Whether every problem is one ``RewindDatabase/rebuildTables(progress:)`` puts right: rows
+  /// of the state tables edited by hand, and automatic snapshots taken from them since. The
+  /// log, the other snapshots, the undo stacks and the file itself are sound. `false` for a
+  /// healthy file.
+  public var canRebuildTables: Bool { !problems.isEmpty && rebuildable.count == problems.count }
 
-  /// Adds problems found in the state tables' rows (see ``tableProblems``).
+  /// Adds problems found in the state tables' rows.
   mutating func addTableProblems(_ lines: some Sequence<String>) {
-    for line in lines {
-      tableProblems.insert(problems.count)
-      problems.append(line)
-    }
+    for line in lines { add(line, rebuildable: .tableRow) }
   }
+
+  mutating func add(_ problem: String, rebuildable kind: RebuildableProblem) {
+    rebuildable[problems.count] = kind
+    problems.append(problem)
+  }
+}
+
+/// A problem ``RewindDatabase/rebuildTables(progress:)`` puts right.
+enum RebuildableProblem: Equatable {
+  /// A row of a state table that is not the log's: changed, added or removed by hand, or a
+  /// reference or list entry that such a change broke.
+  case tableRow
+  /// An automatic snapshot that is not the log's state at its seq (taken from tables edited
+  /// by hand, or edited itself): derived data, dropped (the next one is taken in its time).
+  case automaticSnapshot(id: Int64)
 }
 
 /// What ``RewindDatabase/compact(keep:progress:)`` did.

@@ -7,6 +7,10 @@ public struct TableRebuildReport: Hashable, Sendable {
   /// The rows written, by table: each row edited or deleted by hand put back as the log has
   /// it, and each row added by hand removed. Empty when the tables already matched the log.
   public var rowsWritten: [String: Int]
+  /// The automatic snapshots dropped: those taken from the tables once they were edited by
+  /// hand (or edited themselves), which are not the log's state at their seq. Later ones are
+  /// taken in their time.
+  public var snapshotsDropped = 0
 
   /// The rows written in all tables.
   public var rowCount: Int { rowsWritten.values.reduce(0, +) }
@@ -31,6 +35,11 @@ extension RewindDatabase {
   /// reports it as table rows that differ from the log; the rebuild then makes the tables
   /// follow the edited log. Keep backups (``backup(to:)``) of a file that matters.
   ///
+  /// Automatic snapshots are read from the tables, so one taken after the hand edits holds
+  /// them, and is not the log's state at its seq: the rebuild drops those (derived data; later
+  /// ones are taken in their time), with any stored while it replayed the log. A labelled
+  /// snapshot is the user's: one that differs from the log is refused, as any other problem.
+  ///
   /// The state is found by the same replay ``verify(progress:)`` runs (`progress` is its
   /// progress), so a rebuild costs about what a verify does, then one write transaction that
   /// reads every table and writes the rows that differ.
@@ -38,7 +47,8 @@ extension RewindDatabase {
   /// - Returns: the seq the tables hold, and the rows written (none when the tables already
   ///   matched the log).
   /// - Throws: ``RewindError/Code/corruptData`` when `verify` finds any problem beyond rows of
-  ///   the tables (the log, its snapshots or the undo stacks damaged, or the file itself): the
+  ///   the tables and automatic snapshots (the log, a labelled snapshot or the undo stacks
+  ///   damaged, or the file itself): the
   ///   log would then be no guide, and a backup is the remedy. ``RewindError/Code/externalChange``
   ///   when the file was compacted or migrated while the rebuild read it, or an app logged an
   ///   entry meanwhile that does not follow from the log (written on top of the hand edits).
@@ -65,12 +75,13 @@ extension RewindDatabase {
   /// (for tests of what an app may write meanwhile).
   func rebuildTables(progress: (Int, Int) -> Void, afterReading: () throws -> Void) throws -> TableRebuildReport {
     try checkWritable()
-    var replayedFrom: (baseSeq: Int64, appSchemaVersion: Int)?
-    let (health, kept) = try verify(progress: progress) { _, history in
-      replayedFrom = (history.baseSeq, history.tables.appSchema.version)
+    var replayedFrom: (baseSeq: Int64, appSchemaVersion: Int, lastSnapshotID: Int64)?
+    let (health, kept) = try verify(progress: progress) { db, history in
+      let lastSnapshotID = try db.checkedInteger("SELECT max(id) FROM snapshots", what: "snapshots.id") ?? 0
+      replayedFrom = (history.baseSeq, history.tables.appSchema.version, lastSnapshotID)
       return history.lastSeq
     }
-    let others = health.problems.indices.filter { !health.tableProblems.contains($0) }.map { health.problems[$0] }
+    let others = health.problems.indices.filter { health.rebuildable[$0] == nil }.map { health.problems[$0] }
     if let first = others.first {
       throw RewindError(
         .corruptData,
@@ -106,7 +117,27 @@ extension RewindDatabase {
       }
       let catalog = history.tables
       let changes = try StateRows(db, catalog: catalog).changes(to: expected).map(Self.clearingOmittedColumn)
-      guard !changes.isEmpty else { return TableRebuildReport(seq: history.lastSeq, rowsWritten: [:]) }
+      var report = TableRebuildReport(
+        seq: history.lastSeq, rowsWritten: Dictionary(changes.map { ($0.table, 1) }, uniquingKeysWith: +))
+      // Automatic snapshots verify found differing, and any stored since its replay began:
+      // read from the tables before this write, they may hold the hand edits.
+      var dropped = health.rebuildable.values.compactMap { problem -> Int64? in
+        if case .automaticSnapshot(let id) = problem { id } else { nil }
+      }
+      dropped += try Int64.fetchAll(
+        db, sql: "SELECT id FROM snapshots WHERE kind = 'automatic' AND id > ?",
+        arguments: [replayedFrom.lastSnapshotID])
+      for id in Set(dropped) {
+        try db.execute(
+          sql: "DELETE FROM snapshot_parts WHERE part_set = (SELECT part_set FROM snapshots WHERE id = ?)",
+          arguments: [id])
+        try db.execute(sql: "DELETE FROM snapshots WHERE id = ? AND kind = 'automatic'", arguments: [id])
+        report.snapshotsDropped += db.changesCount
+      }
+      guard !changes.isEmpty else {
+        try history.reload(db)
+        return report
+      }
       _ = try history.writeRows(changes, db)
       // The tables' own rules (a cascade, a trigger of the app's) may write more than asked,
       // and a column added by hand is one the log's rows do not name. (Compared row by row as
@@ -125,8 +156,7 @@ extension RewindDatabase {
           ON CONFLICT (key) DO UPDATE SET value = value + 1
           """)
       try history.reload(db)
-      return TableRebuildReport(
-        seq: history.lastSeq, rowsWritten: Dictionary(changes.map { ($0.table, 1) }, uniquingKeysWith: +))
+      return report
     }
   }
 

@@ -613,10 +613,11 @@ private struct VerificationRun {
           db, sql: "SELECT label, seq, kind, rows, part_set, checksum, schema_seq FROM snapshots WHERE id = ?",
           arguments: [id])
       else { return nil }
+      let kind: String = try snapshot.checked("kind", in: EngineTable.snapshots.name)
       let name =
         try (snapshot.checked("label", in: EngineTable.snapshots.name, as: String?.self)).map { "\"\($0)\"" }
-        ?? "(\(try snapshot.checked("kind", in: EngineTable.snapshots.name, as: String.self)))"
-      return try SnapshotRead(snapshot, name: name, history: history, db)
+        ?? "(\(kind))"
+      return try SnapshotRead(snapshot, id: id, automatic: kind == "automatic", name: name, history: history, db)
     } catch let error as RewindError {
       report.problems.append("snapshot: \(error.message)")
       return nil
@@ -626,12 +627,21 @@ private struct VerificationRun {
   /// Parses `snapshot`'s text (which needs no read transaction), which checks its checksum, and
   /// compares its rows with the replay's if it is at the replay's seq.
   private mutating func compare(_ snapshot: consuming SnapshotRead, _ reach: SnapshotReach) throws {
-    let (name, seq) = (snapshot.name, snapshot.seq)
+    let (id, name, seq, automatic) = (snapshot.id, snapshot.name, snapshot.seq, snapshot.automatic)
+    // An automatic snapshot is derived data: one that is not the log's (its text edited, or
+    // taken from tables edited by hand) is dropped by a rebuild of the tables.
+    func add(_ problem: String) {
+      if automatic {
+        report.add(problem, rebuildable: .automaticSnapshot(id: id))
+      } else {
+        report.problems.append(problem)
+      }
+    }
     let stored: StateRows
     do {
       stored = try snapshot.takeRows()
     } catch let error as RewindError {
-      report.problems.append("snapshot: \(error.message)")
+      add("snapshot: \(error.message)")
       return
     }
     switch reach {
@@ -646,7 +656,7 @@ private struct VerificationRun {
       report.passed.append("snapshot \(name) at seq \(seq) matches the log")
     case .replayed:
       let first = replayed.changes(to: stored).first.map { "\($0.table) \(describe($0.key))" } ?? ""
-      report.problems.append("snapshot \(name) at seq \(seq) differs from the log, first at \(first)")
+      add("snapshot \(name) at seq \(seq) differs from the log, first at \(first)")
     }
   }
 }
@@ -655,6 +665,9 @@ private struct VerificationRun {
 /// state takes 5 s and more): with its seq, checksum and schema seq (the seal
 /// ``HistoryLog/snapshotRows(_:text:)`` checks) and the name reports give it.
 private struct SnapshotRead {
+  let id: Int64
+  /// Whether it is an automatic snapshot (derived data: see ``RebuildableProblem``).
+  let automatic: Bool
   let name: String
   let seq: Int64
   private let seal: Row
@@ -662,8 +675,8 @@ private struct SnapshotRead {
   private var text: String
 
   /// Reads the whole text of `row`, a `snapshots` row with `rows` and `part_set`.
-  init(_ row: Row, name: String, history: HistoryLog, _ db: Database) throws {
-    (self.name, self.history) = (name, history)
+  init(_ row: Row, id: Int64 = 0, automatic: Bool = false, name: String, history: HistoryLog, _ db: Database) throws {
+    (self.id, self.automatic, self.name, self.history) = (id, automatic, name, history)
     seq = try row.checked("seq", in: EngineTable.snapshots.name)
     // Without its `rows`, which may hold the whole text a second time.
     seal = Row(["seq": row["seq"], "checksum": row["checksum"], "schema_seq": row["schema_seq"]])
