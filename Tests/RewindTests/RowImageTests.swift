@@ -15,6 +15,24 @@ struct RowImageTests {
     #expect(row.description == #"{"done":0,"id":7,"title":"Milk"}"#)
   }
 
+  /// Text compares by its bytes, as SQLite compares it: the composed and decomposed forms of
+  /// one string are two rows (two keys of a dictionary), where Swift's `==` takes them for one.
+  /// Numbers compare as GRDB's `==` does.
+  @Test func textComparesByItsBytesAndNumbersAsGRDBDoes() {
+    let composed: RowImage = ["id": "caf\u{E9}".databaseValue]
+    let decomposed: RowImage = ["id": "cafe\u{301}".databaseValue]
+    #expect("caf\u{E9}" == "cafe\u{301}")
+    #expect(composed != decomposed)
+    #expect(Set([composed, decomposed]).count == 2)
+    #expect(composed == ["id": "caf\u{E9}".databaseValue])
+    #expect(Set([composed, ["id": "caf\u{E9}".databaseValue]]).count == 1)
+    let integer: RowImage = ["n": 1.databaseValue]
+    let real: RowImage = ["n": 1.0.databaseValue]
+    #expect(integer == real)
+    #expect(Set([integer, real]).count == 1)
+    #expect(integer != ["n": "1".databaseValue])
+  }
+
   @Test func settingAColumnReplacesAddsOrRemovesItInOrder() {
     var row: RowImage = ["b": 2.databaseValue, "d": 4.databaseValue]
     row["b"] = 20.databaseValue

@@ -105,6 +105,23 @@ import Testing
     #expect(try everything() == before)
   }
 
+  /// Text edited into its other Unicode form (composed `é` to `e` and a combining accent):
+  /// equal as Swift compares strings, apart as SQLite stores and compares them. Verify finds
+  /// it, and the rebuild puts the log's bytes back (helper-38 found both blind to it).
+  @Test func textEditedIntoItsOtherUnicodeFormIsFoundAndPutBack() throws {
+    let store = try TasksStore.tasks(path: path)
+    try store.send(.add(title: "Café"))
+    let exported = try RewindDatabase(path: path, readOnly: true).export()
+    try edit("UPDATE tasks SET title = 'Cafe' || char(769) WHERE id = 1")
+    let damaged = try RewindDatabase(path: path, readOnly: true).verify()
+    #expect(damaged.canRebuildTables, "\(damaged.problems)")
+    #expect(try RewindDatabase(path: path).rebuildTables().rowsWritten == ["tasks": 1])
+    let title = try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "SELECT title FROM tasks") }
+    #expect(title.map { Array($0.utf8) } == Array("Caf\u{E9}".utf8))
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
+    #expect(try RewindDatabase(path: path, readOnly: true).export() == exported)
+  }
+
   @Test func aHealthyFileIsLeftAsItIs() throws {
     try makeHistory()
     let before = try everything()

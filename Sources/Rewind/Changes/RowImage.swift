@@ -118,13 +118,40 @@ public struct RowImage: Hashable, Sendable {
     return zip(storedValues, other.storedValues).allSatisfy { $0.isStoredAlike($1) }
   }
 
+  /// Whether the rows have the same columns and values, text compared by its bytes, as
+  /// SQLite compares it: Swift's `==` takes `"café"` composed and decomposed (`"cafe\u{301}"`)
+  /// for equal, which a table stores and looks up apart, so a key or a value edited from one
+  /// form to the other would go unseen. (Numbers compare as GRDB's `==` does: `1` and `1.0`
+  /// are equal.)
   public static func == (lhs: RowImage, rhs: RowImage) -> Bool {
-    (lhs.columns === rhs.columns || lhs.columns.names == rhs.columns.names) && lhs.values == rhs.values
+    guard lhs.columns === rhs.columns || lhs.columns.names == rhs.columns.names,
+      lhs.storedValues.count == rhs.storedValues.count
+    else { return false }
+    for (left, right) in zip(lhs.storedValues, rhs.storedValues) {
+      if case .string(let leftText) = left.storage, case .string(let rightText) = right.storage {
+        if !leftText.utf8.elementsEqual(rightText.utf8) { return false }
+      } else if left != right {
+        return false
+      }
+    }
+    return true
   }
 
   public func hash(into hasher: inout Hasher) {
     hasher.combine(columns.names)
-    hasher.combine(values)
+    hasher.combine(storedValues.count)
+    for value in storedValues {
+      if case .string(var text) = value.storage {
+        // Its bytes, as `==` compares them (Swift's own hash is of the normalized form).
+        hasher.combine(1 as UInt8)
+        text.withUTF8 {
+          hasher.combine($0.count)
+          hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
+      } else {
+        hasher.combine(value)
+      }
+    }
   }
 }
 
