@@ -31,19 +31,8 @@ import Testing
     try store.send(.select(id: 3))
   }
 
-  /// Runs `sql` on the file outside the engine, with foreign keys off (set outside any
-  /// transaction, where SQLite ignores it), as the `sqlite3` shell does by default.
-  func edit(_ sql: String) throws {
-    let queue = try DatabaseQueue(path: path)
-    try queue.writeWithoutTransaction { db in
-      try db.execute(sql: "PRAGMA foreign_keys = OFF")
-      try db.inTransaction {
-        try db.execute(sql: sql)
-        return .commit
-      }
-    }
-    try queue.close()
-  }
+  /// Runs `sql` on the file by hand (see ``editByHand(_:_:)``).
+  func edit(_ sql: String) throws { try editByHand(path, sql) }
 
   /// Every row of every table of the file, engine tables included, as text.
   func everything() throws -> [String] {

@@ -39,15 +39,7 @@ struct VerifyInReadsTests {
     ).report
   }
 
-  /// Runs `sql` outside the engine, with foreign keys off (set outside any transaction).
-  private func edit(_ path: String, _ sql: String) throws {
-    let queue = try DatabaseQueue(path: path)
-    try queue.writeWithoutTransaction { db in
-      try db.execute(sql: "PRAGMA foreign_keys = OFF")
-      try db.execute(sql: sql)
-    }
-    try queue.close()
-  }
+  private func edit(_ path: String, _ sql: String) throws { try editByHand(path, sql) }
 
   @Test(arguments: [1, 2, 3, 5])
   func aReplayInManyReadsReportsWhatOneReadDoes(entriesPerRead: Int) throws {

@@ -33,19 +33,7 @@ struct VerifyTableComparisonTests {
     return report.problems
   }
 
-  /// Runs `sql` on the file outside the engine, with foreign keys off (set outside any
-  /// transaction, where SQLite ignores it).
-  private func edit(_ path: String, _ sql: String) throws {
-    let queue = try DatabaseQueue(path: path)
-    try queue.writeWithoutTransaction { db in
-      try db.execute(sql: "PRAGMA foreign_keys = OFF")
-      try db.inTransaction {
-        try db.execute(sql: sql)
-        return .commit
-      }
-    }
-    try queue.close()
-  }
+  private func edit(_ path: String, _ sql: String) throws { try editByHand(path, sql) }
 
   /// The state the file's tables hold, as verify's replay would hold it, and the comparison
   /// verify makes first: row by row, nothing kept, each table as verify compares it in a read
