@@ -85,7 +85,7 @@ extension RewindDatabase {
     if let first = others.first {
       throw RewindError(
         .corruptData,
-        "refusing to rebuild the tables from the log: verify finds \(others.count) problem\(others.count == 1 ? "" : "s") beyond rows of the tables, the first: \(first). The log is no guide to what the tables should hold; restore the file from a backup"
+        "refusing to rebuild the tables from the log: verify finds \(others.count) problem\(others.count == 1 ? "" : "s") beyond rows of the tables and automatic snapshots, the first: \(first). The log is no guide to what the tables should hold; restore the file from a backup"
       )
     }
     guard let kept, let replayedFrom else {
