@@ -152,7 +152,9 @@ import Testing
     #expect(!report.canRebuildTables)
     let before = try everything()
     let error = try #require(expectRewindError(.corruptData) { try RewindDatabase(path: path).rebuildTables() })
-    #expect(error.message.contains("1 problem beyond rows of the tables and automatic snapshots, the first: undo_steps"), "\(error.message)")
+    #expect(
+      error.message.contains("1 problem beyond rows of the tables and automatic snapshots, the first: undo_steps"),
+      "\(error.message)")
     #expect(try everything() == before)
   }
 
