@@ -127,14 +127,7 @@ public struct RowImage: Hashable, Sendable {
     guard lhs.columns === rhs.columns || lhs.columns.names == rhs.columns.names,
       lhs.storedValues.count == rhs.storedValues.count
     else { return false }
-    for (left, right) in zip(lhs.storedValues, rhs.storedValues) {
-      if case .string(let leftText) = left.storage, case .string(let rightText) = right.storage {
-        if !leftText.utf8.elementsEqual(rightText.utf8) { return false }
-      } else if left != right {
-        return false
-      }
-    }
-    return true
+    return zip(lhs.storedValues, rhs.storedValues).allSatisfy { $0.isSameBytes(as: $1) }
   }
 
   public func hash(into hasher: inout Hasher) {
