@@ -128,9 +128,7 @@ extension RewindDatabase {
         db, sql: "SELECT id FROM snapshots WHERE kind = 'automatic' AND id > ?",
         arguments: [replayedFrom.lastSnapshotID])
       for id in Set(dropped) {
-        try db.execute(
-          sql: "DELETE FROM snapshot_parts WHERE part_set = (SELECT part_set FROM snapshots WHERE id = ?)",
-          arguments: [id])
+        // (Its parts go with it: `snapshot_parts_go_with_their_snapshot`.)
         try db.execute(sql: "DELETE FROM snapshots WHERE id = ? AND kind = 'automatic'", arguments: [id])
         report.snapshotsDropped += db.changesCount
       }
