@@ -253,7 +253,7 @@ extension RewindDatabase {
           db, sql: "SELECT count(*) FROM undo_steps WHERE undone = 1 AND id >= ?",
           arguments: [history.tables.appSchema.lastBarrier]) ?? 0,
         snapshots: try HistoryLog.snapshots(db),
-        tablesRebuilt: try HistoryLog.fileTablesRebuilt(db))
+        tablesRebuilt: history.position.tablesRebuilt)
     }
   }
 
