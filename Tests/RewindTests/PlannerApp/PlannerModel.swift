@@ -141,8 +141,12 @@ struct PlannerModel {
 
   // MARK: - The app's actions, on rows
 
-  func reduce(_ action: PlannerAction, _ rows: Rows) -> Rows {
+  /// The rows after the action, and whether the engine changed rows the reducer did not
+  /// (children, list entries, SET NULL references of a deleted row): then the store repairs the
+  /// view state in the same step.
+  func reduce(_ action: PlannerAction, _ rows: Rows) -> (rows: Rows, cascaded: Bool) {
     var rows = rows
+    var cascaded = false
     func entity(_ table: String, _ id: String) -> Key { Key(table: table, key: id) }
     func view(_ path: String) -> Key { Key(table: "view", key: path) }
     func listKey(_ list: String, _ id: String) -> Key { Key(table: "list", key: "\(list)|\(id)") }
@@ -152,27 +156,39 @@ struct PlannerModel {
       rows[listKey(list, id)] = ["owner": owner, "position": PositionKey.between(current.last?.position, nil)]
     }
     func setView(_ path: String, _ value: String?) { rows[view(path)] = value.map { ["value": $0] } }
-    func delete(_ table: String, _ id: String) {
+    func cascade(_ key: Key, to row: Row?) {
+      guard rows[key] != nil else { return }
+      rows[key] = row
+      cascaded = true
+    }
+    func delete(_ table: String, _ id: String, cascading: Bool = false) {
       guard rows[entity(table, id)] != nil else { return }
       rows[entity(table, id)] = nil
+      if cascading { cascaded = true }
       // What the engine does: lists of its kind, lists it owns, children by foreign key.
       switch table {
       case "calendars":
-        for (key, row) in rows where key.table == "events" && row["calendarId"] == id { delete("events", key.key) }
+        for (key, row) in rows where key.table == "events" && row["calendarId"] == id {
+          delete("events", key.key, cascading: true)
+        }
         for (key, row) in rows where key.table == "list" && key.key.hasPrefix("calendarEvents|") && row["owner"] == id {
-          rows[key] = nil
+          cascade(key, to: nil)
         }
       case "events":
-        for (key, row) in rows where key.table == "attendees" && row["eventId"] == id { delete("attendees", key.key) }
-        rows[listKey("calendarEvents", id)] = nil
-        rows[listKey("starred", id)] = nil
+        for (key, row) in rows where key.table == "attendees" && row["eventId"] == id {
+          delete("attendees", key.key, cascading: true)
+        }
+        cascade(listKey("calendarEvents", id), to: nil)
+        cascade(listKey("starred", id), to: nil)
         for (key, row) in rows where key.table == "list" && key.key.hasPrefix("eventAttendees|") && row["owner"] == id {
-          rows[key] = nil
+          cascade(key, to: nil)
         }
       case "attendees":
-        rows[listKey("eventAttendees", id)] = nil
+        cascade(listKey("eventAttendees", id), to: nil)
       case "venues":
-        for (key, row) in rows where key.table == "events" && row["venueId"] == id { rows[key]?["venueId"] = "NULL" }
+        for (key, row) in rows where key.table == "events" && row["venueId"] == id {
+          cascade(key, to: row.merging(["venueId": "NULL"]) { $1 })
+        }
       default: break
       }
     }
@@ -250,7 +266,7 @@ struct PlannerModel {
     default:
       fatalError("not modelled: \(action)")
     }
-    return rows
+    return (rows, cascaded)
   }
 
   static func draft(_ sheet: String) -> String {
@@ -264,9 +280,6 @@ struct PlannerModel {
     if let id = rows[selection]?["value"], !exists("events", id, in: rows) { rows[selection] = nil }
     let sheet = Key(table: "view", key: "sheet")
     if let text = rows[sheet]?["value"] {
-      for (key, _) in rows where key.table == "events" || key.table == "calendars" {
-        _ = key
-      }
       let editOf = rows.keys.filter { $0.table == "events" }.contains {
         text == "\(PlannerView.Sheet.edit(id: $0.key, draft: "d"))"
       }
@@ -496,17 +509,14 @@ struct PlannerModel {
 
   mutating func send(_ action: PlannerAction, store: Int) -> Outcome {
     transaction(store: store) { model in
-      let new = model.reduce(action, model.rows)
+      let (new, cascaded) = model.reduce(action, model.rows)
       // A view property between no row and its default's row is no change of the state.
       let changes = model.diff(from: model.rows, to: new).filter { !model.leavesStateAsIs([$0]) }
       guard !changes.isEmpty else { return .unchanged }
       model.append(kind: "action", changes: changes, undo: action.isUndoable ? .step(action.undoGroup) : .none)
-      // A cascade that removed what the view points at is repaired, in an entry of the same step.
-      if case .deleteCalendar(let id) = action,
-        model.states[model.lastSeq - 1]!.contains(where: { $0.key.table == "events" && $0.value["calendarId"] == id })
-      {
-        model.repairAfter(store: store)
-      }
+      // After a cascade the store repairs all of the view state (what pointed at a missing
+      // row before the action too), in an entry of the same step.
+      if cascaded { model.repairAfter(store: store) }
       return .logged
     }
   }
