@@ -117,7 +117,7 @@ actor HeadReader {
     }
     return """
       {"path":\(quoted(path)),"readOnly":\(!RewindDatabase.canWrite(path)),"lastSeq":\(position.lastSeq),\
-      "baseSeq":\(position.baseSeq),"canUndo":\(position.canUndo),"canRedo":\(!position.redoSteps.isEmpty),\
+      "baseSeq":\(position.baseSeq),"tablesRebuilt":\(position.tablesRebuilt),"canUndo":\(position.canUndo),"canRedo":\(!position.redoSteps.isEmpty),\
       "redoStepIds":[\(position.redoSteps.map(String.init).joined(separator: ","))],\
       "snapshots":[\(snapshots.joined(separator: ","))]}
       """

@@ -214,8 +214,10 @@ enum TimelinePage {
       const head = await api("/api/head");
       const previous = state.head;
       const grew = !previous || head.lastSeq !== previous.lastSeq;
-      // Compacted or replaced by another process: the seqs shown may be gone.
-      const rewritten = previous && (head.baseSeq !== previous.baseSeq || head.lastSeq < previous.lastSeq);
+      // Compacted or replaced by another process: the seqs shown may be gone. Tables rebuilt
+      // after hand edits: states read from them before may have held the edits.
+      const rewritten = previous && (head.baseSeq !== previous.baseSeq || head.lastSeq < previous.lastSeq
+        || head.tablesRebuilt !== previous.tablesRebuilt);
       state.head = head;
       if (rewritten) { state.cache.clear(); await reloadTimeline(); }
       state.redo = new Set(head.redoStepIds);
@@ -233,7 +235,7 @@ enum TimelinePage {
         const slider = $(id); const atEnd = Number(slider.value) === Number(slider.max) || slider.max === "0";
         slider.min = head.baseSeq; slider.max = head.lastSeq; if (atEnd) slider.value = head.lastSeq;
       }
-      return grew;
+      return grew || rewritten;
     }
     // One poll at a time; a poll asked for while one runs runs right after it.
     function poll() {
@@ -247,7 +249,8 @@ enum TimelinePage {
       })();
       return state.polling;
     }
-    // Appends every entry after the last one shown, page by page, however many arrived.
+    // Appends every entry after the last one shown, page by page, however many arrived, and
+    // shows the state again (the history grew, or was rewritten under the states shown).
     async function catchUp() {
       if (!(await refreshHead())) return;
       const scroller = $("timeline-scroll");

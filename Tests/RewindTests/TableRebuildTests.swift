@@ -80,6 +80,7 @@ import Testing
     #expect(try DatabaseQueue(path: path).read { try Row.fetchAll($0, sql: "SELECT * FROM action_log") } == log)
     #expect(try tablesRebuilt() == 1)
     #expect(try RewindDatabase(path: path, readOnly: true).inspect().tablesRebuilt == 1)
+    #expect(try RewindDatabase(path: path, readOnly: true).position().tablesRebuilt == 1)
 
     // Undo reverts the last step the log holds (the favorite), onto the log's rows.
     let store = try TasksStore.tasks(path: path)

@@ -184,6 +184,36 @@ struct TimelineUITests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
   }
 
+  /// A page opened on hand-edited tables shows the edits (states near the last seq are read
+  /// back from the tables); once `rewind rebuild-tables` put the log's rows back, it reads the
+  /// states again rather than showing the ones it cached.
+  @Test func aPageOpenAcrossARebuildShowsTheLogsStateAfterIt() async throws {
+    let (ui, page) = try startUI()
+    defer { ui.kill() }
+    let edited = try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "UPDATE tasks SET title = 'Edited by hand' WHERE title = 'Write report by Friday'")
+      return db.changesCount
+    }
+    #expect(edited == 1)
+    #expect(try await call(page, "/api/head").json["tablesRebuilt"] as? Int == 0)
+    let browser = try await WebDriver()
+    do {
+      try await browser.open(page)
+      let shown = "document.getElementById('state-entities').textContent"
+      try await browser.wait("the hand edit", until: "return \(shown).includes('Edited by hand')")
+      let rebuild = try runner.run("rewind", ["rebuild-tables", "demo.sqlite"])
+      #expect(rebuild.status == 0, "\(rebuild.stderr)")
+      #expect(try await call(page, "/api/head").json["tablesRebuilt"] as? Int == 1)
+      try await browser.wait(
+        "the log's title", seconds: 30,
+        until: "return \(shown).includes('Write report by Friday') && !\(shown).includes('Edited by hand')")
+    } catch {
+      await browser.quit()
+      throw error
+    }
+    await browser.quit()
+  }
+
   @Test func thePageShowsTheTimelineDiffsAndStatesAndActsInARealBrowser() async throws {
     let (ui, page) = try startUI()
     defer { ui.kill() }

@@ -31,6 +31,9 @@ public struct HistoryPosition: Hashable, Sendable {
   public var canUndo: Bool
   /// The ids of the steps redo would reapply, the next one last.
   public var redoSteps: [Int64]
+  /// How many times `rewind rebuild-tables` put the tables back to the log's state after hand
+  /// edits. States read from the tables before a change of it may have held the edits.
+  public var tablesRebuilt: Int64
 }
 
 /// The undo and redo stacks, as stored in the database.

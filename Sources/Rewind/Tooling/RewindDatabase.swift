@@ -305,7 +305,9 @@ public final class RewindDatabase {
       }
       let base = try HistoryLog.fileBaseSeq(db)
       let last = try db.checkedInteger("SELECT max(seq) FROM action_log", what: "action_log.seq")
-      return HistoryPosition(lastSeq: last ?? base, baseSeq: base, canUndo: canUndo, redoSteps: redo)
+      return HistoryPosition(
+        lastSeq: last ?? base, baseSeq: base, canUndo: canUndo, redoSteps: redo,
+        tablesRebuilt: try HistoryLog.fileTablesRebuilt(db))
     }
   }
 
