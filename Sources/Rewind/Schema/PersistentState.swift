@@ -29,8 +29,10 @@ public protocol PersistentState: Sendable {
   ///
   /// Undo, redo and jumps move rows without running reducers, and a jump of the document
   /// alone can remove an entity the view state still points at. The store calls this after
-  /// each of them and when it opens a database, and logs what it changed as a `repair`
-  /// entry. The default does nothing. A feature's state included in a parent with
+  /// each of them, after an action whose deletes the engine carried further than the reducer
+  /// did (children by foreign key, list entries), when it opens a database and when it catches
+  /// up with other writers, and logs what it changed as a `repair` entry. The default does
+  /// nothing. A feature's state included in a parent with
   /// ``StateSchema/scope(_:viewPrefix:)`` is repaired by its own implementation too, before
   /// the parent's: the parent does not forward the call.
   mutating func repairViewState()
