@@ -37,6 +37,13 @@ struct CompactJSONEncoderTests {
     #expect((try JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any])
   }
 
+  @Test func negativeZeroKeepsItsSign() throws {
+    #expect(try CompactJSONEncoder.encode([-0.0, 0.0, -0.5]) == "[-0.0,0,-0.5]")
+    #expect(try CompactJSONEncoder.encode(Float(-0.0)) == "-0.0")
+    let decoded = try JSONDecoder().decode([Double].self, from: Data(try CompactJSONEncoder.encode([-0.0]).utf8))
+    #expect(decoded.first?.sign == .minus)
+  }
+
   @Test func writesCompactSortedKeysLikeJSONEncoder() throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -124,6 +124,9 @@ enum CompactJSONEncoder {
         throw EncodingError.invalidValue(
           value, .init(codingPath: path()?.keys ?? [], debugDescription: "\(value) is not a valid JSON number"))
       }
+      // Negative zero keeps its sign (`Int64(-0.0)` is 0): a view state or payload holding it
+      // reads back as it was written.
+      if value == 0, value.sign == .minus { return "-0.0" }
       if value == value.rounded(), abs(Double(value)) < 9_007_199_254_740_992 { return String(Int64(value)) }
       return String(value)
     }

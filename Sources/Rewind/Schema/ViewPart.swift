@@ -252,6 +252,7 @@ final class ViewPart<Root, V: Codable & Equatable & Sendable>: StatePart {
     guard var members = try CompactJSONEncoder.encodeMembers(value) else {
       throw RewindError(.schemaMismatch, "view state \(V.self) does not encode as a JSON object")
     }
+    for property in members.keys { _ = try ViewRows.checked(property, of: V.self) }
     for property in (defaults ?? [:]).keys where members[property] == nil { members[property] = "null" }
     return members
   }

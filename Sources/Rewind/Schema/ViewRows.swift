@@ -101,7 +101,7 @@ final class ViewRows {
     try value.encode(to: Encoder(rows: self))
     guard wasKeyed, !wasNotKeyed else { throw notAnObject(V.self) }
     for (property, value) in encoded {
-      let index = self.index(of: property) ?? insert(property)
+      let index = try self.index(of: property) ?? insert(Self.checked(property, of: V.self))
       members[index].lastWalk = walk
       switch value {
       case .text(let text, let remembered):
@@ -169,6 +169,19 @@ final class ViewRows {
     var member = newMember(property)
     member.setText(text)
     return RowChange(table: EngineTable.viewState.name, key: member.key, before: nil, after: member.row)
+  }
+
+  /// `property`, unless its name holds a `.`: a row's path joins a view state's prefix and its
+  /// property's name with one, so such a row would load as no property (a dictionary's key:
+  /// written, then lost on reopen, while memory kept it).
+  static func checked(_ property: String, of type: Any.Type) throws -> String {
+    guard property.utf8.contains(UInt8(ascii: ".")) else { return property }
+    var quoted = ""
+    JSONText.appendString(property, to: &quoted)
+    throw RewindError(
+      .invalidValue,
+      "view state \(type) has a property named \(quoted) (a dictionary's key?): a view-state row's path joins names with \".\", so a property's name cannot hold one; use keys without \".\", or keep the dictionary in a property of a struct (one row); nothing was written"
+    )
   }
 
   private func notAnObject(_ type: Any.Type) -> RewindError {

@@ -112,6 +112,26 @@ import Testing
     try expectNotebookReopenMatches(store, path)
   }
 
+  /// JSON keeps the sign of zero, so a view state (and a payload) holding `-0.0` reads back as
+  /// it was written: after a reopen, a view jump back to it, and in the logged action. (A change
+  /// from `-0.0` to `0.0` alone is none: view state is compared with `==`, as documented.)
+  @Test func negativeZeroInViewStateAndPayloadKeepsItsSign() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.path("z.sqlite")
+    let store = try openNotebook(path)
+    try seedNotebook(store)
+    let seq = try #require(try store.send(.scroll(page: nbSlugCafe, -0.0)))
+    #expect(store.state.view.scroll[nbSlugCafe]?.sign == .minus)
+    #expect(try openNotebook(path, readOnly: true).state.view.scroll[nbSlugCafe]?.sign == .minus)
+    let payload = try RewindDatabase(path: path, readOnly: true).entry(seq).payload
+    #expect(payload.contains("-0.0"), "\(payload)")
+    try store.send(.scroll(page: nbSlugCafe, 5))
+    try store.jump(to: seq, timeline: .view)
+    #expect(store.state.view.scroll[nbSlugCafe]?.sign == .minus)
+    #expect(try openNotebook(path, readOnly: true).state.view.scroll[nbSlugCafe]?.sign == .minus)
+    try expectHealthy(path)
+  }
+
   @Test func nulAndUnicodeNormalization() throws {
     let dir = try TemporaryDirectory()
     let path = dir.path("n.sqlite")
