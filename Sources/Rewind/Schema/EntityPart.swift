@@ -10,8 +10,12 @@ final class EntityPart<Root, E: Entity>: StatePart {
   var keyPath: WritableKeyPath<Root, EntityTable<E>> { path.keyPath }
   @usableFromInline
   var table: String { E.databaseTableName }
+  /// The affinities of the table's columns in the store's file, set when the store opens it.
   @usableFromInline
-  func renewed() -> Self { self }  // nothing per store
+  var affinities: TableAffinities?
+
+  @usableFromInline
+  func renewed() -> Self { Self(keyPath: keyPath) }
 
   @usableFromInline
   var storage: PartStorage { .entityTable(table) }
@@ -24,7 +28,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   let keyColumns = RowImage.Columns([E.keyColumn])
 
   @usableFromInline
-  init(keyPath: WritableKeyPath<Root, EntityTable<E>>) {
+  required init(keyPath: WritableKeyPath<Root, EntityTable<E>>) {
     path = StatePath(keyPath)
   }
 
@@ -45,6 +49,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       try E.createTable(db)
     }
     try registerIfPresent(db)
+    affinities = try TableAffinities(of: table, db)
   }
 
   @usableFromInline
@@ -231,10 +236,11 @@ final class EntityPart<Root, E: Entity>: StatePart {
       let after = entities.storage[id]
       guard try before != after || Self.storedApart(before, after) else { continue }
       if let after, after.id != id { throw Self.idChanged(from: id, to: after.id) }
-      let change = try change(id: id, before: before, after: after)
+      let (change, converted) = try storedChange(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
-      // the millisecond GRDB stores) is replaced with the one a load would read.
-      if let row = change.after, let after, Self.readsRowsBack {
+      // the millisecond GRDB stores, a `Decimal` a NUMERIC column stores as a real) is
+      // replaced with the one a load would read.
+      if let row = change.after, let after, Self.readsRowsBack || converted {
         let stored: E
         do {
           stored = try E(row: Row(image: row))
@@ -296,8 +302,16 @@ final class EntityPart<Root, E: Entity>: StatePart {
   func rows(of root: Root, into batches: inout RowBatches) throws {
     let entities = root[keyPath: keyPath]
     for id in entities.ids.sorted() {
-      try batches.append(change(id: id, before: nil, after: entities[id]!))
+      try batches.append(storedChange(id: id, before: nil, after: entities[id]!).change)
     }
+  }
+
+  /// The row change of one entity with its rows as the table stores them (its columns'
+  /// affinities applied), and whether the after-image differs from the entity's own row.
+  @inlinable
+  func storedChange(id: E.ID, before: E?, after: E?) throws -> (change: RowChange, converted: Bool) {
+    let change = try change(id: id, before: before, after: after)
+    return try affinities?.stored(change) ?? (change, false)
   }
 
   /// The row change of one entity, keyed by the key column's value as its row holds it.

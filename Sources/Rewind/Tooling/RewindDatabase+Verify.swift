@@ -180,6 +180,8 @@ private struct VerificationRun {
   /// The entry that last wrote each row, for a problem to name both entries: a replay that
   /// disagrees with an entry's before-image may as well come from the earlier one.
   var lastWriter: [String: [StateRows.Row: Int64]] = [:]
+  /// The type affinities of the entity tables the replay met (`nil`: a table the file lacks).
+  var affinities: [String: TableAffinities?] = [:]
   var start: String
   /// What ``finish(_:_:progress:)`` found of snapshots stopped midway, said after the tables.
   var unfinishedParts: String?
@@ -437,6 +439,7 @@ private struct VerificationRun {
     // In the entry's order, as `apply` and undo apply them: the second of two changes to one
     // row starts from the row the first one left.
     for change in changes {
+      let change = try stored(change, db, history)
       let actual = replayed.replace(with: change, .forward)
       if actual != change.before {
         let source =
@@ -536,6 +539,19 @@ private struct VerificationRun {
   mutating func takeReplay() -> (StateRows, [String: [StateRows.Row: Int64]]) {
     defer { (replayed, lastWriter) = (StateRows(tables: [:]), [:]) }
     return (replayed, lastWriter)
+  }
+
+  /// `change` with an entity table's rows as the table stores them: entries written before
+  /// the engine logged rows so (``ColumnAffinity``) hold a `Decimal` of a `NUMERIC` column as
+  /// text, say, which the table holds as a real.
+  private mutating func stored(_ change: RowChange, _ db: Database, _ history: HistoryLog) throws -> RowChange {
+    guard history.tables.isEntityTable(change.table) else { return change }
+    if affinities[change.table] == nil {
+      // A table the file no longer has (renamed by a migration since) converts nothing.
+      affinities[change.table] = .some(try? TableAffinities(of: change.table, db))
+    }
+    guard let table = affinities[change.table] ?? nil else { return change }
+    return try table.stored(change).change
   }
 
   /// Reports how the tables, read in the replay's transaction, compared with the replay: they
