@@ -202,7 +202,7 @@ struct ColumnAffinityTests {
     #expect(strict.affinity(of: "V") == ColumnAffinity.none)
     #expect(loose.affinity(of: "v") == .numeric)
     let image = RowImage(["id": 1.databaseValue, "v": "12".databaseValue])
-    #expect(try strict.stored(image).converted == false)
-    #expect(try loose.stored(image).image["v"] == 12.databaseValue)
+    #expect(try strict.stored(image) == nil)
+    #expect(try loose.stored(image)?["v"] == 12.databaseValue)
   }
 }

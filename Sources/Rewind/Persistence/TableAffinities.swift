@@ -33,32 +33,32 @@ final class TableAffinities: @unchecked Sendable {
     converts = byName.values.contains { $0 != .none }
   }
 
-  /// `image` as the table stores it, and whether that differs from `image`.
+  /// `image` as the table stores it, or `nil` when that is `image` itself (no copy is made
+  /// of the common row, whose every value its column keeps).
   @inlinable
-  func stored(_ image: RowImage) throws -> (image: RowImage, converted: Bool) {
-    guard converts else { return (image, false) }
+  func stored(_ image: RowImage) throws -> RowImage? {
+    guard converts else { return nil }
     if lastColumns !== image.storedColumns {
       lastAffinities = image.storedColumns.names.map { affinity(of: $0) }
       lastColumns = image.storedColumns
     }
-    var image = image
-    var converted = false
+    var stored: RowImage?
     for index in image.storedValues.indices {
-      if let value = try lastAffinities[index].converting(image.storedValues[index]) {
-        image.storedValues[index] = value
-        converted = true
-      }
+      guard let value = try lastAffinities[index].converting(image.storedValues[index]) else { continue }
+      if stored == nil { stored = image }
+      stored?.storedValues[index] = value
     }
-    return (image, converted)
+    return stored
   }
 
-  /// `change` with its rows as the table stores them (its key as it is).
+  /// Makes `change`'s rows the ones the table stores (its key is left as it is); returns
+  /// whether its after-image changed.
   @inlinable
-  func stored(_ change: RowChange) throws -> (change: RowChange, converted: Bool) {
-    var (change, converted) = (change, false)
-    if let row = change.before { change.before = try stored(row).image }
-    if let row = change.after { (change.after, converted) = try stored(row) }
-    return (change, converted)
+  func store(_ change: inout RowChange) throws -> Bool {
+    if let row = change.before, let stored = try stored(row) { change.before = stored }
+    guard let row = change.after, let stored = try stored(row) else { return false }
+    change.after = stored
+    return true
   }
 
   @usableFromInline

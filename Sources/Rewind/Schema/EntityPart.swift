@@ -310,8 +310,9 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// affinities applied), and whether the after-image differs from the entity's own row.
   @inlinable
   func storedChange(id: E.ID, before: E?, after: E?) throws -> (change: RowChange, converted: Bool) {
-    let change = try change(id: id, before: before, after: after)
-    return try affinities?.stored(change) ?? (change, false)
+    var change = try change(id: id, before: before, after: after)
+    let converted = try affinities?.store(&change) ?? false
+    return (change, converted)
   }
 
   /// The row change of one entity, keyed by the key column's value as its row holds it.

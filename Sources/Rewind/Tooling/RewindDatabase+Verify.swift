@@ -550,8 +550,9 @@ private struct VerificationRun {
       // A table the file no longer has (renamed by a migration since) converts nothing.
       affinities[change.table] = .some(try? TableAffinities(of: change.table, db))
     }
-    guard let table = affinities[change.table] ?? nil else { return change }
-    return try table.stored(change).change
+    var change = change
+    _ = try (affinities[change.table] ?? nil)?.store(&change)
+    return change
   }
 
   /// Reports how the tables, read in the replay's transaction, compared with the replay: they
