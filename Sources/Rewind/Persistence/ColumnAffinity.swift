@@ -105,22 +105,52 @@ enum ColumnAffinity: Sendable {
     case .real: column = "real"
     case .none: return value
     }
-    return try converter.get().inDatabase { db in
+    let converter = try converter.get()
+    return try converter.queue.inDatabase { db in
+      // A row's before-image holds what its last after-image did: the same values, met again.
+      if let stored = converter.recent[Converted(affinity: affinity, value: value)] { return stored }
       try db.cachedStatement(sql: "UPDATE affinity SET \(column) = ?").execute(arguments: [value])
-      return try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT \(column) FROM affinity")) ?? .null
+      let stored = try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT \(column) FROM affinity")) ?? .null
+      if converter.recent.count >= 256 { converter.recent.removeAll(keepingCapacity: true) }
+      converter.recent[Converted(affinity: affinity, value: value)] = stored
+      return stored
     }
   }
 
-  /// The in-memory database whose one row takes each value to convert.
-  private static let converter = Result<DatabaseQueue, any Error> {
-    let queue = try DatabaseQueue()
-    try queue.write { db in
-      try db.execute(
-        sql: """
-          CREATE TABLE affinity (text TEXT, numeric NUMERIC, integer INTEGER, real REAL);
-          INSERT INTO affinity DEFAULT VALUES;
-          """)
+  /// The in-memory database whose one row takes each value to convert, and the values it
+  /// converted last (read and written on its queue only).
+  private final class Converter: @unchecked Sendable {
+    let queue: DatabaseQueue
+    var recent: [Converted: DatabaseValue] = [:]
+
+    init() throws {
+      queue = try DatabaseQueue()
+      try queue.write { db in
+        try db.execute(
+          sql: """
+            CREATE TABLE affinity (text TEXT, numeric NUMERIC, integer INTEGER, real REAL);
+            INSERT INTO affinity DEFAULT VALUES;
+            """)
+      }
     }
-    return queue
   }
+
+  /// A value converted by a column of an affinity: text (of ASCII digits and signs only, so
+  /// `==` compares its bytes) or a real, by its bits (`-0.0` is written as text apart from 0).
+  private struct Converted: Hashable {
+    var affinity: ColumnAffinity
+    var text: String?
+    var bits: UInt64?
+
+    init(affinity: ColumnAffinity, value: DatabaseValue) {
+      self.affinity = affinity
+      switch value.storage {
+      case .string(let text): self.text = text
+      case .double(let real): bits = real.bitPattern
+      default: break
+      }
+    }
+  }
+
+  private static let converter = Result<Converter, any Error> { try Converter() }
 }

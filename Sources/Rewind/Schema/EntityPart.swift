@@ -308,11 +308,49 @@ final class EntityPart<Root, E: Entity>: StatePart {
 
   /// The row change of one entity with its rows as the table stores them (its columns'
   /// affinities applied), and whether the after-image differs from the entity's own row.
+  ///
+  /// A conversion that changes what the row reads back as is refused: a `Decimal` such as
+  /// 19.99 in a `NUMERIC` column is stored as a real, which reads back as
+  /// 19.98999999999999488; memory taking that value would write another real at the next
+  /// change of the row, and the table would drift away from what was written.
   @inlinable
   func storedChange(id: E.ID, before: E?, after: E?) throws -> (change: RowChange, converted: Bool) {
     var change = try change(id: id, before: before, after: after)
-    let converted = try affinities?.store(&change) ?? false
-    return (change, converted)
+    guard let encoded = change.after, try affinities?.store(&change) == true, let stored = change.after else {
+      return (change, false)
+    }
+    try checkConversion(id: id, encoded: encoded, stored: stored, key: change.key)
+    return (change, true)
+  }
+
+  /// Throws unless `stored`, the row `encoded` becomes in the table, keeps its key and reads
+  /// back as the entity `encoded` reads back as.
+  @usableFromInline
+  func checkConversion(id: E.ID, encoded: RowImage, stored: RowImage, key: RowImage) throws {
+    let converted = encoded.keys.filter { column in !encoded[column]!.isStoredAlike(stored[column]!) }
+    let conversions = converted.map { "\($0) \(describe([$0: encoded[$0]!])) to \(describe([$0: stored[$0]!]))" }
+    func refusal(_ reason: String, underlying: (any Error)? = nil) -> RewindError {
+      RewindError(
+        .invalidValue,
+        "\(E.self) \(id) cannot be stored as it is written: the declared types of \(table)'s columns convert \(conversions.joined(separator: ", ")) (SQLite's type affinity), \(reason); declare the column with the type the value is written as (TEXT for a Decimal, which GRDB writes as text); nothing was written",
+        underlying: underlying)
+    }
+    if converted.contains(E.keyColumn) { throw refusal("which would store the key apart from the lists and the log") }
+    let written: E
+    do {
+      written = try E(row: Row(image: encoded))
+    } catch {
+      throw RewindError(
+        .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(encoded))",
+        underlying: error)
+    }
+    let read: E
+    do {
+      read = try E(row: Row(image: stored))
+    } catch {
+      throw refusal("which \(E.self) cannot read back", underlying: error)
+    }
+    guard read == written else { throw refusal("which reads back as another value: \(read) rather than \(written)") }
   }
 
   /// The row change of one entity, keyed by the key column's value as its row holds it.
@@ -425,7 +463,9 @@ final class EntityPart<Root, E: Entity>: StatePart {
       guard let keyValue = change.key[E.keyColumn], let id = E.ID.fromDatabaseValue(keyValue) else {
         throw RewindError(.corruptData, "a change to \(table) has no valid \(E.keyColumn) key: \(describe(change.key))")
       }
-      guard let row = change.target(direction) else { return (id, nil) }
+      guard var row = change.target(direction) else { return (id, nil) }
+      // As the table holds it (an entry of an earlier release, an import, the tool's write).
+      if let stored = try affinities?.stored(row) { row = stored }
       do {
         let entity = try E(row: Row(image: row))
         guard entity.id == id else {
