@@ -267,12 +267,13 @@ struct TrustRegressionTests {
     let seq = store.lastSeq
     try store.send(.rename(id: 1, title: "A2"))
     try store.send(.scroll(5))
-    // Damage the row the jump must restore (the rename's "before"): its title is a number, which
-    // does not decode as Entry.title, while the entry's other rows still do.
+    // Damage the row the jump must restore (the rename's "before"): its title is a blob that is
+    // no UTF-8 (a number would be stored as text by the TEXT column, and read back), which does
+    // not decode as Entry.title, while the entry's other rows still do.
     try DatabaseQueue(path: path).write { db in
       try db.execute(
         sql:
-          #"UPDATE action_log SET changes = replace(changes, '"before":{"body":"","id":1,"pinned":0,"title":"A"}', '"before":{"body":"","id":1,"pinned":0,"title":5}') WHERE seq = ?"#,
+          #"UPDATE action_log SET changes = replace(changes, '"before":{"body":"","id":1,"pinned":0,"title":"A"}', '"before":{"body":"","id":1,"pinned":0,"title":{"$blob":"//4="}}') WHERE seq = ?"#,
         arguments: [seq + 1])
       #expect(db.changesCount == 1)
     }
