@@ -51,14 +51,14 @@ final class TableAffinities: @unchecked Sendable {
     return stored
   }
 
-  /// Makes `change`'s rows the ones the table stores (its key is left as it is); returns
-  /// whether its after-image changed.
+  /// Makes `change`'s rows the ones the table stores (its key is left as it is); returns its
+  /// after-image as it was if that changed.
   @inlinable
-  func store(_ change: inout RowChange) throws -> Bool {
+  func store(_ change: inout RowChange) throws -> RowImage? {
     if let row = change.before, let stored = try stored(row) { change.before = stored }
-    guard let row = change.after, let stored = try stored(row) else { return false }
+    guard let row = change.after, let stored = try stored(row) else { return nil }
     change.after = stored
-    return true
+    return row
   }
 
   @usableFromInline

@@ -316,17 +316,15 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @inlinable
   func storedChange(id: E.ID, before: E?, after: E?) throws -> (change: RowChange, converted: Bool) {
     var change = try change(id: id, before: before, after: after)
-    guard let encoded = change.after, try affinities?.store(&change) == true, let stored = change.after else {
-      return (change, false)
-    }
-    try checkConversion(id: id, encoded: encoded, stored: stored, key: change.key)
+    guard let encoded = try affinities?.store(&change), let stored = change.after else { return (change, false) }
+    try checkConversion(id: id, encoded: encoded, stored: stored)
     return (change, true)
   }
 
   /// Throws unless `stored`, the row `encoded` becomes in the table, keeps its key and reads
   /// back as the entity `encoded` reads back as.
   @usableFromInline
-  func checkConversion(id: E.ID, encoded: RowImage, stored: RowImage, key: RowImage) throws {
+  func checkConversion(id: E.ID, encoded: RowImage, stored: RowImage) throws {
     let converted = encoded.keys.filter { column in !encoded[column]!.isStoredAlike(stored[column]!) }
     let conversions = converted.map { "\($0) \(describe([$0: encoded[$0]!])) to \(describe([$0: stored[$0]!]))" }
     func refusal(_ reason: String, underlying: (any Error)? = nil) -> RewindError {
