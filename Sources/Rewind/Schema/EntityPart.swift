@@ -236,19 +236,11 @@ final class EntityPart<Root, E: Entity>: StatePart {
       let after = entities.storage[id]
       guard try before != after || Self.storedApart(before, after) else { continue }
       if let after, after.id != id { throw Self.idChanged(from: id, to: after.id) }
-      let (change, converted) = try storedChange(id: id, before: before, after: after)
+      let change = try storedChange(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
-      // the millisecond GRDB stores, a `Decimal` a NUMERIC column stores as a real) is
-      // replaced with the one a load would read.
-      if let row = change.after, let after, Self.readsRowsBack || converted {
-        let stored: E
-        do {
-          stored = try E(row: Row(image: row))
-        } catch {
-          throw RewindError(
-            .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(row))",
-            underlying: error)
-        }
+      // the millisecond GRDB stores) is replaced with the one a load would read.
+      if let row = change.after, let after, Self.readsRowsBack {
+        let stored = try readBack(row, id: id)
         if stored != after {
           if E.databaseRowRoundTripsExactly {
             throw RewindError(
@@ -302,23 +294,36 @@ final class EntityPart<Root, E: Entity>: StatePart {
   func rows(of root: Root, into batches: inout RowBatches) throws {
     let entities = root[keyPath: keyPath]
     for id in entities.ids.sorted() {
-      try batches.append(storedChange(id: id, before: nil, after: entities[id]!).change)
+      try batches.append(storedChange(id: id, before: nil, after: entities[id]!))
+    }
+  }
+
+  /// The entity `row` reads back as.
+  @inlinable
+  func readBack(_ row: RowImage, id: E.ID) throws -> E {
+    do {
+      return try E(row: Row(image: row))
+    } catch {
+      throw RewindError(
+        .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(row))",
+        underlying: error)
     }
   }
 
   /// The row change of one entity with its rows as the table stores them (its columns'
-  /// affinities applied), and whether the after-image differs from the entity's own row.
+  /// affinities applied).
   ///
   /// A conversion that changes what the row reads back as is refused: a `Decimal` such as
   /// 19.99 in a `NUMERIC` column is stored as a real, which reads back as
   /// 19.98999999999999488; memory taking that value would write another real at the next
   /// change of the row, and the table would drift away from what was written.
   @inlinable
-  func storedChange(id: E.ID, before: E?, after: E?) throws -> (change: RowChange, converted: Bool) {
+  func storedChange(id: E.ID, before: E?, after: E?) throws -> RowChange {
     var change = try change(id: id, before: before, after: after)
-    guard let encoded = try affinities?.store(&change), let stored = change.after else { return (change, false) }
-    try checkConversion(id: id, encoded: encoded, stored: stored)
-    return (change, true)
+    if let encoded = try affinities?.store(&change), let stored = change.after {
+      try checkConversion(id: id, encoded: encoded, stored: stored)
+    }
+    return change
   }
 
   /// Throws unless `stored`, the row `encoded` becomes in the table, keeps its key and reads
@@ -334,14 +339,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
         underlying: underlying)
     }
     if converted.contains(E.keyColumn) { throw refusal("which would store the key apart from the lists and the log") }
-    let written: E
-    do {
-      written = try E(row: Row(image: encoded))
-    } catch {
-      throw RewindError(
-        .invalidValue, "\(E.self) \(id) encodes to a row of \(table) it cannot be read back from: \(describe(encoded))",
-        underlying: error)
-    }
+    let written = try readBack(encoded, id: id)
     let read: E
     do {
       read = try E(row: Row(image: stored))
