@@ -236,11 +236,11 @@ final class EntityPart<Root, E: Entity>: StatePart {
       let after = entities.storage[id]
       guard try before != after || Self.storedApart(before, after) else { continue }
       if let after, after.id != id { throw Self.idChanged(from: id, to: after.id) }
-      let change = try storedChange(id: id, before: before, after: after)
+      let (change, readBack) = try storedChange(id: id, before: before, after: after)
       // Memory holds what the file will: a value the row cannot hold exactly (a `Date` beyond
       // the millisecond GRDB stores) is replaced with the one a load would read.
       if let row = change.after, let after, Self.readsRowsBack {
-        let stored = try readBack(row, id: id)
+        let stored = try readBack ?? self.readBack(row, id: id)
         if stored != after {
           if E.databaseRowRoundTripsExactly {
             throw RewindError(
@@ -294,7 +294,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   func rows(of root: Root, into batches: inout RowBatches) throws {
     let entities = root[keyPath: keyPath]
     for id in entities.ids.sorted() {
-      try batches.append(storedChange(id: id, before: nil, after: entities[id]!))
+      try batches.append(storedChange(id: id, before: nil, after: entities[id]!).change)
     }
   }
 
@@ -311,25 +311,24 @@ final class EntityPart<Root, E: Entity>: StatePart {
   }
 
   /// The row change of one entity with its rows as the table stores them (its columns'
-  /// affinities applied).
+  /// affinities applied), and the entity its after-image reads back as if a conversion made
+  /// it read it back.
   ///
   /// A conversion that changes what the row reads back as is refused: a `Decimal` such as
   /// 19.99 in a `NUMERIC` column is stored as a real, which reads back as
   /// 19.98999999999999488; memory taking that value would write another real at the next
   /// change of the row, and the table would drift away from what was written.
   @inlinable
-  func storedChange(id: E.ID, before: E?, after: E?) throws -> RowChange {
+  func storedChange(id: E.ID, before: E?, after: E?) throws -> (change: RowChange, readBack: E?) {
     var change = try change(id: id, before: before, after: after)
-    if let encoded = try affinities?.store(&change), let stored = change.after {
-      try checkConversion(id: id, encoded: encoded, stored: stored)
-    }
-    return change
+    guard let encoded = try affinities?.store(&change), let stored = change.after else { return (change, nil) }
+    return (change, try checkConversion(id: id, encoded: encoded, stored: stored))
   }
 
-  /// Throws unless `stored`, the row `encoded` becomes in the table, keeps its key and reads
-  /// back as the entity `encoded` reads back as.
+  /// The entity `stored`, the row `encoded` becomes in the table, reads back as; throws unless
+  /// it keeps its key and reads back as the entity `encoded` reads back as.
   @usableFromInline
-  func checkConversion(id: E.ID, encoded: RowImage, stored: RowImage) throws {
+  func checkConversion(id: E.ID, encoded: RowImage, stored: RowImage) throws -> E {
     let converted = encoded.keys.filter { column in !encoded[column]!.isStoredAlike(stored[column]!) }
     let conversions = converted.map { "\($0) \(describe([$0: encoded[$0]!])) to \(describe([$0: stored[$0]!]))" }
     func refusal(_ reason: String, underlying: (any Error)? = nil) -> RewindError {
@@ -347,6 +346,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
       throw refusal("which \(E.self) cannot read back", underlying: error)
     }
     guard read == written else { throw refusal("which reads back as another value: \(read) rather than \(written)") }
+    return read
   }
 
   /// The row change of one entity, keyed by the key column's value as its row holds it.
