@@ -180,8 +180,9 @@ private struct VerificationRun {
   /// The entry that last wrote each row, for a problem to name both entries: a replay that
   /// disagrees with an entry's before-image may as well come from the earlier one.
   var lastWriter: [String: [StateRows.Row: Int64]] = [:]
-  /// The type affinities of the entity tables the replay met (`nil`: a table the file lacks).
-  var affinities: [String: TableAffinities?] = [:]
+  /// The type affinities of the file's entity tables (a table the file no longer has, renamed
+  /// by a migration since, converts nothing).
+  let affinities: [String: TableAffinities]
   var start: String
   /// What ``finish(_:_:progress:)`` found of snapshots stopped midway, said after the tables.
   var unfinishedParts: String?
@@ -216,6 +217,8 @@ private struct VerificationRun {
       history.baseSeq, try EngineMigrations.applied(db).count, history.tables.appSchema.version
     )
     previousSeq = history.baseSeq
+    affinities = try Dictionary(
+      uniqueKeysWithValues: history.tables.entityTables.map { ($0, try TableAffinities(of: $0, db)) })
     stacks = UndoStackReplay(baseSeq: history.baseSeq)
     start = history.baseSeq > 0 ? "as the base snapshot left it" : "no earlier entry wrote it"
     snapshots = []  // listed by each read of the replay (`follows`)
@@ -439,7 +442,7 @@ private struct VerificationRun {
     // In the entry's order, as `apply` and undo apply them: the second of two changes to one
     // row starts from the row the first one left.
     for change in changes {
-      let change = try stored(change, db, history)
+      let change = try stored(change)
       let actual = replayed.replace(with: change, .forward)
       if actual != change.before {
         let source =
@@ -544,14 +547,10 @@ private struct VerificationRun {
   /// `change` with an entity table's rows as the table stores them: entries written before
   /// the engine logged rows so (``ColumnAffinity``) hold a `Decimal` of a `NUMERIC` column as
   /// text, say, which the table holds as a real.
-  private mutating func stored(_ change: RowChange, _ db: Database, _ history: HistoryLog) throws -> RowChange {
-    guard history.tables.isEntityTable(change.table) else { return change }
-    if affinities[change.table] == nil {
-      // A table the file no longer has (renamed by a migration since) converts nothing.
-      affinities[change.table] = .some(try? TableAffinities(of: change.table, db))
-    }
+  private func stored(_ change: RowChange) throws -> RowChange {
+    guard let table = affinities[change.table] else { return change }
     var change = change
-    _ = try (affinities[change.table] ?? nil)?.store(&change)
+    _ = try table.store(&change)
     return change
   }
 
