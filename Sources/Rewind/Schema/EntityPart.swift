@@ -456,7 +456,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     let entities: [(E.ID, E?)] = try changes.map { change in
-      guard let keyValue = change.key[E.keyColumn], let id = E.ID.fromDatabaseValue(keyValue) else {
+      guard let keyValue = change.key[E.keyColumn], let id = E.ID.fromKeyValue(keyValue) else {
         throw RewindError(.corruptData, "a change to \(table) has no valid \(E.keyColumn) key: \(describe(change.key))")
       }
       guard var row = change.target(direction) else { return (id, nil) }

@@ -115,7 +115,7 @@ final class KeyedListPart<
         let ownerValue = DatabaseValue(sqliteStatement: row, index: 0)
         let idValue = DatabaseValue(sqliteStatement: row, index: 1)
         let positionValue = DatabaseValue(sqliteStatement: row, index: 2)
-        guard let owner = Owner.fromDatabaseValue(ownerValue), let id = ID.fromDatabaseValue(idValue),
+        guard let owner = Owner.fromKeyValue(ownerValue), let id = ID.fromKeyValue(idValue),
           let position = String.fromDatabaseValue(positionValue), PositionKey.isValid(position)
         else {
           throw RewindError(
@@ -186,12 +186,12 @@ final class KeyedListPart<
   @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     let places: [(ID, String?, Owner?)] = try changes.map { change in
-      guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
+      guard let keyValue = change.key["id"], let id = ID.fromKeyValue(keyValue) else {
         throw RewindError(.corruptData, "a change to list family \(name) has no valid id: \(describe(change.key))")
       }
       guard let row = change.target(direction) else { return (id, nil, nil) }
       guard let position = row["position"].flatMap(String.fromDatabaseValue), PositionKey.isValid(position),
-        let owner = row["owner"].flatMap(Owner.fromDatabaseValue)
+        let owner = row["owner"].flatMap(Owner.fromKeyValue)
       else {
         throw RewindError(
           .corruptData, "a change to list family \(name) has an invalid owner or position: \(describe(row))")

@@ -85,7 +85,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
       .forEachRow(binding: [name.databaseValue]) { row in
         let idValue = DatabaseValue(sqliteStatement: row, index: 0)
         let positionValue = DatabaseValue(sqliteStatement: row, index: 1)
-        guard let id = ID.fromDatabaseValue(idValue), let position = String.fromDatabaseValue(positionValue),
+        guard let id = ID.fromKeyValue(idValue), let position = String.fromDatabaseValue(positionValue),
           PositionKey.isValid(position)
         else {
           throw RewindError(
@@ -143,7 +143,7 @@ final class ListPart<Root, ID: Hashable & Comparable & Sendable & DatabaseValueC
   @usableFromInline
   func prepare(_ changes: [RowChange], _ direction: ChangeDirection) throws -> (inout Root) -> Void {
     let positions: [(ID, String?)] = try changes.map { change in
-      guard let keyValue = change.key["id"], let id = ID.fromDatabaseValue(keyValue) else {
+      guard let keyValue = change.key["id"], let id = ID.fromKeyValue(keyValue) else {
         throw RewindError(.corruptData, "a change to list \(name) has no valid id: \(describe(change.key))")
       }
       guard let row = change.target(direction) else { return (id, nil) }

@@ -144,8 +144,8 @@ extension Entity {
     guard ID.self == UUID.self, let uuid = id as? UUID else { return id.databaseValue }
     switch databaseUUIDEncodingStrategy(for: keyColumn) {
     case .deferredToUUID: return uuid.databaseValue
-    case .uppercaseString: return uuid.uuidString.databaseValue
-    case .lowercaseString: return uuid.uuidString.lowercased().databaseValue
+    case .uppercaseString: return uuid.keyText(lowercase: false).databaseValue
+    case .lowercaseString: return uuid.keyText(lowercase: true).databaseValue
     }
   }
 }
