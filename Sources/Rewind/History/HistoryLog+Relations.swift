@@ -187,6 +187,28 @@ extension HistoryLog {
   }
 }
 
+extension HistoryLog {
+  /// Refuses `entry` if it adds an entity whose key SQLite holds as the key of a row already
+  /// there, by the key column's collation (`Dairy` where `dairy` is, under `NOCASE`): the
+  /// write would update that row, where the state holds two.
+  func refuseKeysHeldAsOne(in entry: LogEntry, moving: Bool, _ db: Database) throws {
+    for change in entry.changes where change.before == nil && change.after != nil {
+      guard let collation = tables.keyCollations[change.table],
+        let keyColumn = tables.keyColumns(of: change.table).first, let key = change.key[keyColumn]
+      else { continue }
+      let sql = """
+        SELECT \(keyColumn.quotedDatabaseIdentifier) FROM \(change.table.quotedDatabaseIdentifier) \
+        WHERE \(keyColumn.quotedDatabaseIdentifier) = ? LIMIT 1
+        """
+      guard let held = try DatabaseValue.fetchOne(db.cachedStatement(sql: sql), arguments: [key]) else { continue }
+      throw RewindError(
+        moving ? .conflict : .invalidValue,
+        "\(entry.action) cannot add \(change.table) \(describe([keyColumn: key])): \(change.table) holds \(describe([keyColumn: held])), the same key to SQLite (\(keyColumn) compares\(collation.clause)), where the state would hold two; use the key already there, or declare \(keyColumn) without a collation; nothing was written"
+      )
+    }
+  }
+}
+
 /// An entry's row changes, one per row, with the rows the engine's cascades add merged in as
 /// ``NetChanges`` merges: a row both changed and cascaded keeps its first `before` and takes
 /// the cascade's `after`.
@@ -241,14 +263,19 @@ struct RowWritePlan {
     for key in catalog.relations.referring[change.table] ?? [] {
       let values = key.columns.map { row[$0.parent] ?? .null }
       guard !values.contains(.null) else { continue }
+      // Compared as SQLite's foreign key compares them, by the parent key's collation: a child
+      // it would act on and the engine did not find would change unlogged.
       let sql = """
         SELECT * FROM \(key.child.quotedDatabaseIdentifier) WHERE \
-        \(key.columns.map { "\($0.child.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
+        \(zip(key.columns, key.collations).map { "\($0.child.quotedDatabaseIdentifier) = ?\($1.clause)" }
+          .joined(separator: " AND "))
         """
       for child in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) {
         let image = StateRows.image(of: child, in: key.child)
         let id = RowID(table: key.child, key: image.keeping(catalog.keyColumns(of: key.child)))
-        let wasUnder = self.wasUnder(id) { child in key.columns.allSatisfy { child[$0.child] == row[$0.parent] } }
+        let wasUnder = self.wasUnder(id) { child in
+          zip(key.columns, key.collations).allSatisfy { $1.equal(child[$0.child], row[$0.parent]) }
+        }
         let isDeleted = cascadeMeets(
           id, wasUnder: wasUnder, deletesIt: key.onDelete == .cascade,
           refusal:

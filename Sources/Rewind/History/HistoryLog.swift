@@ -454,8 +454,9 @@ struct HistoryLog {
   ) throws -> (seq: Int64, cascaded: [RowChange]) {
     // The entry's changes and those of the rows its deletions carried along: what is logged.
     // (The entry itself is read in place, not copied to change its `changes`.)
-    let (changes, cascaded) = try writeRows(entry.changes, db)
     let moving = entry.kind == .undo || entry.kind == .redo
+    if !tables.keyCollations.isEmpty { try refuseKeysHeldAsOne(in: entry, moving: moving, db) }
+    let (changes, cascaded) = try writeRows(entry.changes, db)
     if !cascaded.isEmpty, moving {
       // Undo never removes what it did not write: rows that refer to what it deletes came later.
       throw RewindError(

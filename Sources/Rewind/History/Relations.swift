@@ -24,11 +24,14 @@ struct Relations {
     var parent: String
     /// Child columns and the parent columns they hold, in declaration order.
     var columns: [(child: String, parent: String)]
+    /// How SQLite compares each child column with its parent column: by the parent key's
+    /// collation (`NOCASE` makes `DAIRY` a child of `Dairy`).
+    var collations: [KeyCollation]
     var onDelete: OnDelete
 
     static func == (a: Self, b: Self) -> Bool {
       a.child == b.child && a.parent == b.parent && a.onDelete == b.onDelete
-        && a.columns.elementsEqual(b.columns) { $0 == $1 }
+        && a.columns.elementsEqual(b.columns) { $0 == $1 } && a.collations == b.collations
     }
 
     func hash(into hasher: inout Hasher) {
@@ -101,7 +104,8 @@ struct Relations {
             .schemaMismatch, "the foreign key \(described) does not name as many columns in \(parent)")
         }
         let key = ForeignKey(
-          child: child, parent: parent, columns: Array(zip(from, parentColumns)), onDelete: onDelete)
+          child: child, parent: parent, columns: Array(zip(from, parentColumns)),
+          collations: try KeyCollation.of(key: parentColumns, in: parent, db), onDelete: onDelete)
         referring[parent, default: []].append(key)
         refersTo[child, default: []].insert(parent)
       }

@@ -14,6 +14,9 @@ struct TableCatalog {
   private(set) var listOwners: [String: String] = [:]
   /// The foreign keys between entity tables.
   private(set) var relations = Relations()
+  /// The collation of each entity table's key column that is not `BINARY`: SQLite holds keys
+  /// that differ in case (`NOCASE`) or trailing spaces (`RTRIM`) as one row.
+  private(set) var keyCollations: [String: KeyCollation] = [:]
   /// The app's migrations: how images logged under earlier versions are read.
   private(set) var appSchema = AppSchemaHistory()
   /// SQLite's schema version when the catalog was last read.
@@ -86,6 +89,11 @@ struct TableCatalog {
       }
     }
     relations = try Relations(db, tables: keys.filter { isEntityTable($0.key) })
+    keyCollations = [:]
+    for (table, key) in keys where isEntityTable(table) {
+      let collations = try KeyCollation.of(key: key, in: table, db)
+      if key.count == 1, collations[0] != .binary { keyCollations[table] = collations[0] }
+    }
   }
 
   /// The engine-managed tables, sorted.

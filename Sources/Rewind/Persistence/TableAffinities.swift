@@ -16,6 +16,13 @@ final class TableAffinities: @unchecked Sendable {
   @exclusivity(unchecked) var lastColumns: RowImage.Columns?
   @usableFromInline
   @exclusivity(unchecked) var lastAffinities: [ColumnAffinity] = []
+  /// The table's name, and its columns' names as it declares them, by lowercased name.
+  @usableFromInline
+  let table: String
+  private let declaredNames: [String: String]
+  /// The columns of the last image found to be the table's own (``checkColumns(of:writtenBy:)``).
+  @usableFromInline
+  @exclusivity(unchecked) var lastCheckedColumns: RowImage.Columns?
 
   /// The affinities of `table`'s columns in the file `db` reads.
   init(of table: String, _ db: Database) throws {
@@ -26,10 +33,14 @@ final class TableAffinities: @unchecked Sendable {
         db, sql: "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", arguments: [table]))
       ?? false
     var byName: [String: ColumnAffinity] = [:]
+    var declaredNames: [String: String] = [:]
     for column in try db.columns(in: table) {
       byName[column.name.lowercased()] = ColumnAffinity(declaredType: column.type, strict: strict)
+      declaredNames[column.name.lowercased()] = column.name
     }
+    self.table = table
     self.byName = byName
+    self.declaredNames = declaredNames
     converts = byName.values.contains { $0 != .none }
   }
 
@@ -63,4 +74,36 @@ final class TableAffinities: @unchecked Sendable {
 
   @usableFromInline
   func affinity(of column: String) -> ColumnAffinity { byName[column.lowercased()] ?? .none }
+
+  /// Throws unless `image`, a row an entity writes, has each of the table's columns, spelled
+  /// as the table spells it. Otherwise the log would not record the row the table holds: a
+  /// column the entity does not write gets SQLite's value (a `DEFAULT`, a generated column, a
+  /// trigger's), which no log entry holds and undo would lose; a column spelled in another
+  /// case is one column to SQLite, and another to every reader of the log.
+  @inlinable
+  func checkColumns(of image: RowImage, writtenBy entity: @autoclosure () -> String) throws {
+    guard lastCheckedColumns !== image.storedColumns else { return }
+    try checkColumnNames(image.storedColumns.names, writtenBy: entity())
+    lastCheckedColumns = image.storedColumns
+  }
+
+  @usableFromInline
+  func checkColumnNames(_ names: [String], writtenBy entity: String) throws {
+    var written: Set<String> = []
+    for name in names {
+      written.insert(name.lowercased())
+      if let declared = declaredNames[name.lowercased()], declared != name {
+        throw RewindError(
+          .schemaMismatch,
+          "\(entity) writes the column \(name), which \(table) declares as \(declared): SQLite takes either, but the log records the entity's spelling and reads the table's, so undo, exports and `rewind verify` would not find the column; spell the column as the entity writes it (an app migration can rename it: ALTER TABLE \(table) RENAME COLUMN \(declared) TO \(name)); nothing was written"
+        )
+      }
+    }
+    if let missing = declaredNames.keys.sorted().first(where: { !written.contains($0) }) {
+      throw RewindError(
+        .schemaMismatch,
+        "\(table) has the column \(declaredNames[missing]!), which \(entity) does not write: the log records rows as the entity writes them, so a value SQLite gives the column (a DEFAULT, a generated column, a trigger's) would be in the table and in no log entry, and undo would lose it; add a property for it to \(entity) (set by the reducer: a date from the `date` dependency), or drop the column with an app migration; nothing was written"
+      )
+    }
+  }
 }

@@ -57,8 +57,11 @@ final class EntityPart<Root, E: Entity>: StatePart {
     guard try db.tableExists(table) else { return }
     let columns = try db.columns(in: table).map(\.name)
     guard columns.contains(E.keyColumn) else {
+      let spelled = columns.first { $0.lowercased() == E.keyColumn.lowercased() }.map {
+        " (it has \($0): SQLite takes either spelling, but the log, the lists and the tools name the key as \(E.self) does; spell the column \(E.keyColumn))"
+      }
       throw RewindError(
-        .schemaMismatch, "entity table \(table) has no key column \(E.keyColumn)")
+        .schemaMismatch, "entity table \(table) has no key column \(E.keyColumn)\(spelled ?? "")")
     }
     try checkColumnOrder(against: columns)
     // Checked first: opening a set-up file must not write (it may be read-only).
@@ -321,6 +324,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   @inlinable
   func storedChange(id: E.ID, before: E?, after: E?) throws -> (change: RowChange, readBack: E?) {
     var change = try change(id: id, before: before, after: after)
+    if let row = change.after { try affinities?.checkColumns(of: row, writtenBy: "\(E.self)") }
     guard let encoded = try affinities?.store(&change), let stored = change.after else { return (change, nil) }
     return (change, try checkConversion(id: id, encoded: encoded, stored: stored))
   }
