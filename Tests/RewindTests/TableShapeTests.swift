@@ -155,6 +155,11 @@ struct ShopReducer: Reducer {
       #expect(error.code == .schemaMismatch)
       #expect(error.message.contains("has no key column id (it has ID"))
     }
+    // The refused creation left no table behind: with the table fixed, the file opens.
+    ShapeRecipe.tableSQL = "CREATE TABLE recipe (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)"
+    let store = try open()
+    try store.send(.recipe("soup"))
+    try expectHealthy()
   }
 
   @Test func aTableWhoseColumnsAreSpelledAsTheEntityWritesThemTakesItsRows() throws {
