@@ -53,6 +53,7 @@ struct ShopState: PersistentState, Equatable {
 enum ShopAction: LoggedAction, Equatable {
   case recipe(String)
   case aisle(String, Int)
+  case aisles([String])
   case deleteAisle(String)
   case item(Int64, aisle: String?)
   /// A sync from elsewhere: not undoable.
@@ -70,6 +71,8 @@ struct ShopReducer: Reducer {
     case .recipe(let id): state.recipes.insert(ShapeRecipe(id: id, title: "Soup"))
     case .aisle(let id, let position), .syncAisle(let id, let position):
       state.aisles.insert(ShapeAisle(id: id, position: position))
+    case .aisles(let ids):
+      for (position, id) in ids.enumerated() { state.aisles.insert(ShapeAisle(id: id, position: position)) }
     case .deleteAisle(let id): state.aisles.remove(id: id)
     case .item(let id, let aisle): state.items.insert(ShapeItem(id: id, aisleId: aisle))
     }
@@ -185,6 +188,14 @@ struct ShopReducer: Reducer {
     try expectHealthy()
     #expect(try open().state == store.state)
     #expect(store.state.aisles.ids.sorted() == ["Bakery", "dairy"])
+  }
+
+  @Test func twoKeysOneActionAddsThatDifferInCaseAreRefused() throws {
+    let store = try open()
+    try expectRefused(
+      .aisles(["Dairy", "Bakery", "dAIRY"]), by: store, .invalidValue, naming: [#""dAIRY""#, #""Dairy""#])
+    try store.send(.aisles(["Dairy", "Bakery"]))
+    try expectHealthy()
   }
 
   @Test func anUndoOfADeleteLeavesTheRowAddedSinceUnderTheSameKeyInAnotherCase() throws {

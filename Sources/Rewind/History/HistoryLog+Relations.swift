@@ -192,6 +192,8 @@ extension HistoryLog {
   /// there, by the key column's collation (`Dairy` where `dairy` is, under `NOCASE`): the
   /// write would update that row, where the state holds two.
   func refuseKeysHeldAsOne(in entry: LogEntry, moving: Bool, _ db: Database) throws {
+    // The keys this entry adds so far, by table: two of them may be one to SQLite too.
+    var added: [String: [DatabaseValue]] = [:]
     for change in entry.changes where change.before == nil && change.after != nil {
       guard let collation = tables.keyCollations[change.table],
         let keyColumn = tables.keyColumns(of: change.table).first, let key = change.key[keyColumn]
@@ -200,10 +202,14 @@ extension HistoryLog {
         SELECT \(keyColumn.quotedDatabaseIdentifier) FROM \(change.table.quotedDatabaseIdentifier) \
         WHERE \(keyColumn.quotedDatabaseIdentifier) = ? LIMIT 1
         """
-      guard let held = try DatabaseValue.fetchOne(db.cachedStatement(sql: sql), arguments: [key]) else { continue }
+      let held =
+        try added[change.table]?.first { collation.equal($0, key) }
+        ?? DatabaseValue.fetchOne(db.cachedStatement(sql: sql), arguments: [key])
+      added[change.table, default: []].append(key)
+      guard let held else { continue }
       throw RewindError(
         moving ? .conflict : .invalidValue,
-        "\(entry.action) cannot add \(change.table) \(describe([keyColumn: key])): \(change.table) holds \(describe([keyColumn: held])), the same key to SQLite (\(keyColumn) compares\(collation.clause)), where the state would hold two; use the key already there, or declare \(keyColumn) without a collation; nothing was written"
+        "\(entry.action) cannot add \(change.table) \(describe([keyColumn: key])): \(change.table) holds (or the same action adds) \(describe([keyColumn: held])), the same key to SQLite (\(keyColumn) compares\(collation.clause)), where the state would hold two; use the key already there, or declare \(keyColumn) without a collation; nothing was written"
       )
     }
   }
