@@ -36,9 +36,9 @@ struct ShapeItem: Entity {
   var aisleId: String?
 
   nonisolated(unsafe) static var onDelete = "SET NULL"
+  nonisolated(unsafe) static var reference = "aisleId TEXT REFERENCES aisle(id)"
   static func createTable(_ db: Database) throws {
-    try db.execute(
-      sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, aisleId TEXT REFERENCES aisle(id) ON DELETE \(onDelete))")
+    try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, \(reference) ON DELETE \(onDelete))")
   }
 }
 
@@ -55,6 +55,7 @@ enum ShopAction: LoggedAction, Equatable {
   case aisle(String, Int)
   case aisles([String])
   case deleteAisle(String)
+  case deleteRecipe(String)
   case item(Int64, aisle: String?)
   /// A sync from elsewhere: not undoable.
   case syncAisle(String, Int)
@@ -74,6 +75,7 @@ struct ShopReducer: Reducer {
     case .aisles(let ids):
       for (position, id) in ids.enumerated() { state.aisles.insert(ShapeAisle(id: id, position: position)) }
     case .deleteAisle(let id): state.aisles.remove(id: id)
+    case .deleteRecipe(let id): state.recipes.remove(id: id)
     case .item(let id, let aisle): state.items.insert(ShapeItem(id: id, aisleId: aisle))
     }
     return .none
@@ -90,6 +92,7 @@ struct ShopReducer: Reducer {
     path = directory.path("shop.sqlite")
     ShapeRecipe.tableSQL = "CREATE TABLE recipe (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)"
     ShapeItem.onDelete = "SET NULL"
+    ShapeItem.reference = "aisleId TEXT REFERENCES aisle(id)"
   }
 
   func open() throws -> Store<ShopState, ShopAction> {
@@ -198,20 +201,23 @@ struct ShopReducer: Reducer {
     try expectHealthy()
   }
 
-  @Test func anUndoOfADeleteLeavesTheRowAddedSinceUnderTheSameKeyInAnotherCase() throws {
+  @Test func anUndoThatWouldBringBackAKeyHeldInAnotherCaseConflicts() throws {
     let store = try open()
     try store.send(.aisle("Dairy", 1))
     try store.send(.deleteAisle("Dairy"))
     try store.send(.syncAisle("dairy", 2))  // not undoable: undo steps over it
-    // To SQLite the row is back, as the sync wrote it: undo keeps what was written since.
-    try store.undo()
-    #expect(Array(store.state.aisles.ids) == ["dairy"])
-    #expect(store.state.aisles["dairy"]?.position == 2)
+    let (state, seq) = (store.state, try lastSeq())
+    do {
+      try store.undo()
+      Issue.record("the undo was done")
+    } catch let error as RewindError {
+      #expect(error.code == .conflict)
+      #expect(error.message.contains(#"add aisle {"id":"Dairy"}"#) && error.message.contains(#"{"id":"dairy"}"#))
+    }
+    #expect(store.state == state)
+    #expect(try lastSeq() == seq)
     try expectHealthy()
     #expect(try open().state == store.state)
-    try store.redo()
-    #expect(Array(store.state.aisles.ids) == ["dairy"])
-    try expectHealthy()
   }
 
   @Test(arguments: ["SET NULL", "CASCADE"])
@@ -238,6 +244,62 @@ struct ShopReducer: Reducer {
     #expect(try open().state == store.state)
   }
 
+  @Test(arguments: [
+    "CREATE TABLE recipe (id TEXT NOT NULL, title TEXT NOT NULL, PRIMARY KEY (id COLLATE NOCASE))",
+    """
+    CREATE TABLE recipe (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL);
+    CREATE UNIQUE INDEX recipe_folded ON recipe (id COLLATE NOCASE)
+    """,
+  ])
+  func aCollationInThePrimaryKeyOrAUniqueIndexBesideItRefusesTheSecondKey(table: String) throws {
+    ShapeRecipe.tableSQL = table
+    let store = try open()
+    try store.send(.recipe("soup"))
+    try expectRefused(.recipe("Soup"), by: store, .invalidValue, naming: [#""Soup""#, #""soup""#, "NOCASE"])
+    try expectHealthy()
+  }
+
+  @Test(arguments: ["SET NULL", "CASCADE"])
+  func aChildColumnThatComparesWithoutCaseKeepsItsRowWhileItsOwnParentStays(onDelete: String) throws {
+    // The parent's key compares bytes, so `DAIRY` is the child of `DAIRY` alone, whatever
+    // the child column's own collation (SQLite's foreign key compares as the parent key does).
+    ShapeItem.onDelete = onDelete
+    ShapeItem.reference = "aisleId TEXT COLLATE NOCASE REFERENCES recipe(id)"
+    let store = try open()
+    try store.send(.recipe("Dairy"))
+    try store.send(.recipe("DAIRY"))
+    try store.send(.item(1, aisle: "DAIRY"))
+    try store.send(.item(2, aisle: "Dairy"))
+    try store.send(.deleteRecipe("Dairy"))
+    #expect(store.state.items[1]?.aisleId == "DAIRY")
+    #expect(onDelete == "CASCADE" ? store.state.items[2] == nil : store.state.items[2]?.aisleId == nil)
+    try expectHealthy()
+    #expect(try open().state == store.state)
+  }
+
+  @Test func aJumpOrAGroupedUndoThatWouldBringBackAKeyHeldInAnotherCaseIsRefused() throws {
+    let store = try open()
+    let added = try #require(try store.send(.aisle("Dairy", 1)))
+    try store.send(.deleteAisle("Dairy"))
+    try store.send(.aisle("dairy", 2))
+    let (state, seq) = (store.state, try lastSeq())
+    do {
+      try store.jump(to: added)
+      Issue.record("the jump was done")
+    } catch let error as RewindError {
+      #expect(error.message.contains(#""Dairy""#) && error.message.contains(#""dairy""#), "\(error.message)")
+      #expect(error.message.contains("delete it in one step"), "\(error.message)")
+    }
+    #expect(store.state == state)
+    #expect(try lastSeq() == seq)
+    #expect(try open().state == store.state)
+    try expectHealthy()
+    // The tool's restore refuses alike.
+    #expect(throws: RewindError.self) { try RewindDatabase(path: path).restore(to: added) }
+    #expect(try lastSeq() == seq)
+    try expectHealthy()
+  }
+
   @Test func keyCollationsAreReadFromTheKeysUniqueIndex() throws {
     try DatabaseQueue().write { db in
       try db.execute(
@@ -254,6 +316,12 @@ struct ShopReducer: Reducer {
       #expect(try KeyCollation.of(key: ["id"], in: "d", db) == [.binary])
       #expect(try KeyCollation.of(key: ["name"], in: "d", db) == [.nocase])
       #expect(try KeyCollation.of(key: ["x", "y"], in: "e", db) == [.binary, .nocase])
+      #expect(try KeyCollation.folding(key: "id", in: "a", db) == .nocase)
+      #expect(try KeyCollation.folding(key: "id", in: "c", db) == nil)
+      #expect(try KeyCollation.folding(key: "id", in: "d", db) == nil)
+      try db.execute(sql: "CREATE UNIQUE INDEX d_folded ON d (id COLLATE NOCASE)")
+      #expect(try KeyCollation.of(key: ["id"], in: "d", db) == [.binary])  // what a foreign key compares with
+      #expect(try KeyCollation.folding(key: "id", in: "d", db) == .nocase)
     }
     #expect(KeyCollation.nocase.equal("Dairy".databaseValue, "dAIRY".databaseValue))
     #expect(!KeyCollation.nocase.equal("Dairy".databaseValue, "Dairy ".databaseValue))

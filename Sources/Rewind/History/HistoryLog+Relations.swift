@@ -198,18 +198,27 @@ extension HistoryLog {
       guard let collation = tables.keyCollations[change.table],
         let keyColumn = tables.keyColumns(of: change.table).first, let key = change.key[keyColumn]
       else { continue }
+      // With the collation said: it may be the key's, or a unique index's, not the column's.
       let sql = """
         SELECT \(keyColumn.quotedDatabaseIdentifier) FROM \(change.table.quotedDatabaseIdentifier) \
-        WHERE \(keyColumn.quotedDatabaseIdentifier) = ? LIMIT 1
+        WHERE \(keyColumn.quotedDatabaseIdentifier) = ?\(collation.clause) LIMIT 1
         """
       let held =
         try added[change.table]?.first { collation.equal($0, key) }
         ?? DatabaseValue.fetchOne(db.cachedStatement(sql: sql), arguments: [key])
       added[change.table, default: []].append(key)
       guard let held else { continue }
+      // Rows are written before deletes go: the same entry deleting the held key does not help.
+      let deletesHeld = entry.changes.contains {
+        $0.table == change.table && $0.after == nil && $0.key[keyColumn]?.isSameBytes(as: held) == true
+      }
+      let advice =
+        deletesHeld
+        ? "it also deletes that row, but SQLite would take the new key for it first: delete it in one step and add the new key in another"
+        : "use the key already there, or declare \(keyColumn) without a collation"
       throw RewindError(
         moving ? .conflict : .invalidValue,
-        "\(entry.action) cannot add \(change.table) \(describe([keyColumn: key])): \(change.table) holds (or the same action adds) \(describe([keyColumn: held])), the same key to SQLite (\(keyColumn) compares\(collation.clause)), where the state would hold two; use the key already there, or declare \(keyColumn) without a collation; nothing was written"
+        "\(entry.action) cannot add \(change.table) \(describe([keyColumn: key])): \(change.table) holds (or the same action adds) \(describe([keyColumn: held])), the same key to SQLite (\(keyColumn) compares\(collation.clause)), where the state would hold two; \(advice); nothing was written"
       )
     }
   }

@@ -878,11 +878,16 @@ struct HistoryLog {
   }
 
   func currentRow(table: String, key: RowImage, _ db: Database) throws -> RowImage? {
-    let sql = """
-      SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \
-      \(key.keys.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND "))
-      """
-    guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(key.values))
+    // The row keyed by these very bytes: a key column that compares without case would give
+    // `dairy`'s row for `Dairy` (its index finds the candidates, the second test the row).
+    let exact = tables.keyCollations[table] != nil
+    let conditions: [String] = key.keys.map { column in
+      let name = column.quotedDatabaseIdentifier
+      return exact ? "\(name) = ? AND \(name) = ? COLLATE BINARY" : "\(name) = ?"
+    }
+    let sql = "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(conditions.joined(separator: " AND "))"
+    let arguments = exact ? key.values.flatMap { [$0, $0] } : key.values
+    guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
     else { return nil }
     return StateRows.image(of: row, in: table)
   }

@@ -24,11 +24,12 @@ enum KeyCollation: Hashable, Sendable {
     }
   }
 
-  /// What an SQL comparison of the key adds to compare as SQLite compares the key: nothing
-  /// for `BINARY`.
+  /// What an SQL comparison adds to compare as this collation does. Said even for `BINARY`:
+  /// the column compared may have a collation of its own (a child column's `NOCASE` where its
+  /// parent's key compares bytes), which would apply otherwise.
   var clause: String {
     switch self {
-    case .binary: ""
+    case .binary: " COLLATE BINARY"
     case .nocase: " COLLATE NOCASE"
     case .rtrim: " COLLATE RTRIM"
     case .other(let name): " COLLATE \(name.quotedDatabaseIdentifier)"
@@ -57,13 +58,30 @@ enum KeyCollation: Hashable, Sendable {
   }
 
   /// The collations SQLite compares `columns` of `table` with as a key, in their order: those
-  /// of a unique index on exactly those columns (the primary key's first). A rowid table's
+  /// of the primary key if they are its columns, otherwise of a unique constraint or index on
+  /// exactly them (what a foreign key to them compares with). A rowid table's
   /// `INTEGER PRIMARY KEY` has no index, and compares integers: binary.
   static func of(key columns: [String], in table: String, _ db: Database) throws -> [KeyCollation] {
-    // A rowid table's INTEGER PRIMARY KEY holds integers alone (GRDB caches what the key is;
-    // the pragmas below cost about 100,000 instructions a table, a third of reading 1,000 rows).
+    try uniqueIndexes(on: columns, in: table, db).first ?? columns.map { _ in .binary }
+  }
+
+  /// The collation that makes keys of `table`'s one `column` one row that differ in bytes, if
+  /// any of its unique indexes has one: another than `BINARY`, declared on the column, in the
+  /// primary key or by a unique index beside it (any of them refuses the second key).
+  static func folding(key column: String, in table: String, _ db: Database) throws -> KeyCollation? {
+    try uniqueIndexes(on: [column], in: table, db).lazy.map { $0[0] }.first { $0 != .binary }
+  }
+
+  /// The collations of each unique index on exactly `columns` of `table`, in their order: the
+  /// primary key's first, then unique constraints', then other indexes'.
+  private static func uniqueIndexes(
+    on columns: [String], in table: String, _ db: Database
+  ) throws -> [[KeyCollation]] {
+    // A rowid table's INTEGER PRIMARY KEY holds integers alone, and no index can make it
+    // unique otherwise (GRDB caches what the key is; the pragmas below cost about 100,000
+    // instructions a table, a third of reading 1,000 rows).
     if columns.count == 1, try db.primaryKey(table).rowIDColumn?.lowercased() == columns[0].lowercased() {
-      return [.binary]
+      return []
     }
     // One statement, prepared once per connection, for every table.
     let rows = try Row.fetchAll(
@@ -72,9 +90,10 @@ enum KeyCollation: Hashable, Sendable {
           SELECT list.name AS "index", column.name, column.coll FROM pragma_index_list(?) AS list
           JOIN pragma_index_xinfo(list.name) AS column
           WHERE list."unique" = 1 AND column.key = 1
-          ORDER BY list.origin != 'pk', list.name, column.seqno
+          ORDER BY CASE list.origin WHEN 'pk' THEN 0 WHEN 'u' THEN 1 ELSE 2 END, list.name, column.seqno
           """), arguments: [table])
     let wanted = Set(columns.map { $0.lowercased() })
+    var indexes: [[KeyCollation]] = []
     var start = rows.startIndex
     while start < rows.endIndex {
       let index: String = rows[start]["index"]
@@ -85,10 +104,10 @@ enum KeyCollation: Hashable, Sendable {
         }
       ) { first, _ in first }
       if end - start == columns.count, Set(collations.keys) == wanted {
-        return columns.map { KeyCollation(name: collations[$0.lowercased()]!) }
+        indexes.append(columns.map { KeyCollation(name: collations[$0.lowercased()]!) })
       }
       start = end
     }
-    return columns.map { _ in .binary }
+    return indexes
   }
 }

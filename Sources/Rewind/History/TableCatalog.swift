@@ -90,9 +90,8 @@ struct TableCatalog {
     }
     relations = try Relations(db, tables: keys.filter { isEntityTable($0.key) })
     keyCollations = [:]
-    for (table, key) in keys where isEntityTable(table) {
-      let collations = try KeyCollation.of(key: key, in: table, db)
-      if key.count == 1, collations[0] != .binary { keyCollations[table] = collations[0] }
+    for (table, key) in keys where isEntityTable(table) && key.count == 1 {
+      keyCollations[table] = try KeyCollation.folding(key: key[0], in: table, db)
     }
   }
 
