@@ -1,11 +1,13 @@
 import GRDB
 
-/// The type affinity of each column of one table, as the file declares them: what makes an
-/// entity's row image the row the table stores (``ColumnAffinity``).
+/// The columns of one table as the file declares them, their names and type affinities: what
+/// makes an entity's row image the row the table stores (``ColumnAffinity``), and which rows an
+/// entity may write to it (``checkColumns(of:writtenBy:)``).
 @usableFromInline
 final class TableAffinities: @unchecked Sendable {
-  /// By column name, lowercased (SQLite's names are case-insensitive).
-  private let byName: [String: ColumnAffinity]
+  /// Each column's declared name and affinity, by its name lowercased (SQLite's names are
+  /// case-insensitive).
+  private let columns: [String: (name: String, affinity: ColumnAffinity)]
   /// Whether any column converts anything.
   @usableFromInline
   let converts: Bool
@@ -16,10 +18,8 @@ final class TableAffinities: @unchecked Sendable {
   @exclusivity(unchecked) var lastColumns: RowImage.Columns?
   @usableFromInline
   @exclusivity(unchecked) var lastAffinities: [ColumnAffinity] = []
-  /// The table's name, and its columns' names as it declares them, by lowercased name.
   @usableFromInline
   let table: String
-  private let declaredNames: [String: String]
   /// The columns of the last image found to be the table's own (``checkColumns(of:writtenBy:)``).
   @usableFromInline
   @exclusivity(unchecked) var lastCheckedColumns: RowImage.Columns?
@@ -32,16 +32,13 @@ final class TableAffinities: @unchecked Sendable {
       (try? Bool.fetchOne(
         db, sql: "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", arguments: [table]))
       ?? false
-    var byName: [String: ColumnAffinity] = [:]
-    var declaredNames: [String: String] = [:]
+    var columns: [String: (name: String, affinity: ColumnAffinity)] = [:]
     for column in try db.columns(in: table) {
-      byName[column.name.lowercased()] = ColumnAffinity(declaredType: column.type, strict: strict)
-      declaredNames[column.name.lowercased()] = column.name
+      columns[column.name.lowercased()] = (column.name, ColumnAffinity(declaredType: column.type, strict: strict))
     }
     self.table = table
-    self.byName = byName
-    self.declaredNames = declaredNames
-    converts = byName.values.contains { $0 != .none }
+    self.columns = columns
+    converts = columns.values.contains { $0.affinity != .none }
   }
 
   /// `image` as the table stores it, or `nil` when that is `image` itself (no copy is made
@@ -73,7 +70,7 @@ final class TableAffinities: @unchecked Sendable {
   }
 
   @usableFromInline
-  func affinity(of column: String) -> ColumnAffinity { byName[column.lowercased()] ?? .none }
+  func affinity(of column: String) -> ColumnAffinity { columns[column.lowercased()]?.affinity ?? .none }
 
   /// Throws unless `image`, a row an entity writes, has each of the table's columns, spelled
   /// as the table spells it. Otherwise the log would not record the row the table holds: a
@@ -92,17 +89,17 @@ final class TableAffinities: @unchecked Sendable {
     var written: Set<String> = []
     for name in names {
       written.insert(name.lowercased())
-      if let declared = declaredNames[name.lowercased()], declared != name {
+      if let declared = columns[name.lowercased()]?.name, declared != name {
         throw RewindError(
           .schemaMismatch,
           "\(entity) writes the column \(name), which \(table) declares as \(declared): SQLite takes either, but the log records the entity's spelling and reads the table's, so undo, exports and `rewind verify` would not find the column; spell the column as the entity writes it (an app migration can rename it: ALTER TABLE \(table) RENAME COLUMN \(declared) TO \(name)); nothing was written"
         )
       }
     }
-    if let missing = declaredNames.keys.sorted().first(where: { !written.contains($0) }) {
+    if let missing = columns.keys.sorted().first(where: { !written.contains($0) }) {
       throw RewindError(
         .schemaMismatch,
-        "\(table) has the column \(declaredNames[missing]!), which \(entity) does not write: the log records rows as the entity writes them, so a value SQLite gives the column (a DEFAULT, a generated column, a trigger's) would be in the table and in no log entry, and undo would lose it; add a property for it to \(entity) (set by the reducer: a date from the `date` dependency), or drop the column with an app migration; nothing was written"
+        "\(table) has the column \(columns[missing]!.name), which \(entity) does not write: the log records rows as the entity writes them, so a value SQLite gives the column (a DEFAULT, a generated column, a trigger's) would be in the table and in no log entry, and undo would lose it; add a property for it to \(entity) (set by the reducer: a date from the `date` dependency), or drop the column with an app migration; nothing was written"
       )
     }
   }
