@@ -18,6 +18,17 @@ struct RowWriter {
   private var texts: [String] = []
   private var prepared: [Statement?] = []
   private var connection: ObjectIdentifier?
+  /// Rows a `UNIQUE` constraint refused, held back until ``writeHeldRows(in:finally:)``: the
+  /// row keeping their values may move later in the same write (a swap, or a jump back over
+  /// renames).
+  var held: [HeldRow] = []
+
+  /// A row's write that a `UNIQUE` constraint refused, and SQLite's error.
+  struct HeldRow {
+    let change: RowChange
+    let direction: ChangeDirection
+    let error: DatabaseError
+  }
 
   private struct Upsert {
     let columns: RowImage.Columns
@@ -60,7 +71,13 @@ struct RowWriter {
           }
           prepared[number] = statement
         }
-        try statement.execute(binding: arguments)
+        do {
+          try statement.execute(binding: arguments)
+        } catch let error as DatabaseError
+          where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && change.pointee.target(direction) != nil
+        {
+          held.append(HeldRow(change: change.pointee, direction: direction, error: error))
+        }
       }
     }
   }

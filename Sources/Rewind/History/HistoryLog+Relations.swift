@@ -34,8 +34,11 @@ extension HistoryLog {
       }
       entityTable = changes[index].table
     }
+    // (Rows a UNIQUE constraint held in a write that failed are not this write's.)
+    if !writer.held.isEmpty { writer.held = [] }
     if ordered, !tables.relations.hasCycle || entityTable == nil {
       try writer.apply(changes, .forward, in: db)
+      if !writer.held.isEmpty { try writer.writeHeldRows(in: db, finally: true) }
       return (changes, [])
     }
     if tables.relations.hasCycle {
@@ -45,6 +48,9 @@ extension HistoryLog {
     }
     var plan = RowWritePlan(changes, catalog: tables)
     try writer.apply(plan.ordered(deletes: false), .forward, in: db)
+    // Written before children are looked for, so that a row moving to another parent is found
+    // under that one; a row whose values a row this write deletes keeps waits for the delete.
+    if !writer.held.isEmpty { try writer.writeHeldRows(in: db, finally: false) }
     var deleting = plan.ordered(deletes: true).filter { tables.isEntityTable($0.table) }
     while let change = deleting.popLast() {
       let (updates, deletes) = try plan.cascade(deleting: change, db)
@@ -55,6 +61,7 @@ extension HistoryLog {
     if let refusal = plan.refusal { throw RewindError(.relationViolation, refusal) }
     let deletes = plan.ordered(deletes: true)
     try writer.apply(deletes, .forward, in: db)
+    if !writer.held.isEmpty { try writer.writeHeldRows(in: db, finally: true) }
     let written = (plan.ordered(deletes: false) + deletes).filter { $0.before != $0.after }
     return (written, plan.cascaded)
   }

@@ -456,7 +456,15 @@ struct HistoryLog {
     // (The entry itself is read in place, not copied to change its `changes`.)
     let moving = entry.kind == .undo || entry.kind == .redo
     if !tables.keyCollations.isEmpty { try refuseKeysHeldAsOne(in: entry, moving: moving, db) }
-    let (changes, cascaded) = try writeRows(entry.changes, db)
+    let (changes, cascaded): (written: [RowChange], cascaded: [RowChange])
+    do {
+      (changes, cascaded) = try writeRows(entry.changes, db)
+    } catch var error as RewindError where error.code == .commitFailed {
+      // A row a UNIQUE constraint refuses. For an undo or redo, its values were taken since.
+      error.code = moving ? .conflict : .commitFailed
+      error.message = "\(entry.action) cannot be \(moving ? "done" : "committed"): \(error.message)"
+      throw error
+    }
     if !cascaded.isEmpty, moving {
       // Undo never removes what it did not write: rows that refer to what it deletes came later.
       throw RewindError(
