@@ -169,3 +169,57 @@ struct ForgottenMigrationTests {
     #expect(try dump(other) == file)
   }
 }
+
+// A migration that ran but left the table unreadable as the app's entity (found by a ledger
+// app: its migration renamed other columns and forgot the one its entity now reads): the
+// migrations were committed before the state was read, so the file was left at the new app
+// schema in a shape no version of the app could open, though the error said nothing was
+// changed; a corrected migration under the same version never ran again. The state is now read
+// inside the migrations' transaction, and a failure rolls them back.
+
+/// Version 2, whose migration adds a column under the wrong name.
+private struct NotesMistaken: PersistentState, Equatable {
+  var notes = EntityTable<NoteV2>()
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.notes))
+      .migrations(SchemaMigration("2-preview", .addColumn("previw", to: "notes", .text, notNull: true, default: "")))
+  }
+}
+
+/// Version 2, corrected.
+private struct NotesCorrected: PersistentState, Equatable {
+  var notes = EntityTable<NoteV2>()
+  static var schema: StateSchema<Self> {
+    StateSchema(.entities(\.notes))
+      .migrations(SchemaMigration("2-preview", .addColumn("preview", to: "notes", .text, notNull: true, default: "")))
+  }
+}
+
+private struct NotesMigratingReducer<State: PersistentState>: Reducer {
+  func reduce(into state: inout State, action: NoteAction) -> Effect<NoteAction> { .none }
+}
+
+@MainActor
+struct MistakenMigrationTests {
+  @Test func aMigrationThatLeavesTheStateUnreadableIsRolledBack() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("notes.sqlite")
+    do {
+      let store = try Store(path: path, initialState: NotesV1(), reducer: NotesV1Reducer())
+      try store.send(.add(id: 1, title: "Groceries"))
+    }
+    let file = try dump(path)
+    let error = #expect(throws: RewindError.self) {
+      _ = try Store(path: path, initialState: NotesMistaken(), reducer: NotesMigratingReducer<NotesMistaken>())
+    }
+    #expect(error?.code == .schemaMismatch, "\(String(describing: error))")
+    #expect(error?.message.contains("preview") == true, "\(String(describing: error))")
+    #expect(error?.message.contains("nothing was changed") == true, "\(String(describing: error))")
+    #expect(try dump(path) == file)
+    // Version 1 still opens it, and the corrected version 2 migrates it.
+    #expect(try Store(path: path, initialState: NotesV1(), reducer: NotesV1Reducer()).state.notes.count == 1)
+    let store = try Store(path: path, initialState: NotesCorrected(), reducer: NotesMigratingReducer<NotesCorrected>())
+    #expect(store.state.notes[1] == NoteV2(id: 1, title: "Groceries", preview: ""))
+    _ = try expectHealthy(path)
+  }
+}

@@ -157,6 +157,7 @@ struct StorableValueTests {
 
 struct MapView: Codable, Equatable, Sendable {
   var zoom = 1.0
+  var budget: Decimal?
 }
 
 struct MapState: PersistentState, Equatable {
@@ -169,6 +170,10 @@ enum MapAction: LoggedAction, Equatable {
   case add(id: String)
   case zoom(Double)
   case zoomToFit(width: Double, span: Double)
+  /// A budget to show, each part's share, kept in view state.
+  case budget(total: Decimal, parts: Decimal)
+  /// A note of a budget, in the payload only.
+  case noteBudget(Decimal)
 }
 
 struct MapReducer: Reducer {
@@ -177,6 +182,8 @@ struct MapReducer: Reducer {
     case .add(let id): state.places.insert(RatedPlace(id: id, note: ""))
     case .zoom(let zoom): state.view.zoom = zoom
     case .zoomToFit(let width, let span): state.view.zoom = width / span
+    case .budget(let total, let parts): state.view.budget = total / parts
+    case .noteBudget: break
     }
     return .none
   }
@@ -221,6 +228,22 @@ struct UnencodableValueTests {
     try expectRefused(.zoom(.infinity), naming: "MapAction could not be encoded as JSON")
   }
 
+  // `Decimal.nan` describes itself as "NaN": it was committed as a payload no JSON reader
+  // takes (`verify` reported the entry, `compact` refused the file), and in view state it was
+  // refused by SQLite's check of the JSON, as a failed commit.
+  @Test func aDecimalNaNInAnActionsPayloadIsAnInvalidValue() throws {
+    try expectRefused(.noteBudget(.nan), naming: "MapAction could not be encoded as JSON")
+    try store.send(.noteBudget(12.5))
+    _ = try expectHealthy(path)
+  }
+
+  @Test func aDecimalNaNAReducerPutsInViewStateIsAnInvalidValue() throws {
+    // (`Decimal` divided by zero is NaN.)
+    try expectRefused(.budget(total: 25, parts: 0), naming: "view state MapView could not be encoded as JSON")
+    try store.send(.budget(total: 25, parts: 2))
+    #expect(try Store(path: path, initialState: MapState(), reducer: MapReducer()).state.view.budget == 12.5)
+  }
+
   @Test func aNaNAReducerPutsInViewStateIsAnInvalidValue() throws {
     try expectRefused(.zoomToFit(width: 0, span: 0), naming: "view state MapView could not be encoded as JSON")
   }
@@ -238,5 +261,61 @@ struct UnencodableValueTests {
     let created = try Store(path: path, initialState: MapState(), reducer: MapReducer())
     #expect(created.state == MapState())
     #expect(created.lastSeq == 1)
+  }
+}
+
+// A NaN inside a value an entity stores as JSON text (a nested struct): GRDB's JSON encoder
+// refuses it, and the refusal reached the app as a failed commit naming neither the entity
+// nor the column (found by a ledger app written on the library).
+
+struct Attachment: Entity {
+  struct Meta: Codable, Equatable, Sendable {
+    var ratio: Double
+  }
+  static let databaseTableName = "attachments"
+  var id: Int64
+  var meta: Meta?
+
+  static func createTable(_ db: Database) throws {
+    try db.create(table: databaseTableName) { t in
+      t.primaryKey("id", .integer)
+      t.column("meta", .text)
+    }
+  }
+}
+
+struct AttachmentsState: PersistentState, Equatable {
+  var attachments = EntityTable<Attachment>()
+  static var schema: StateSchema<Self> { StateSchema(.entities(\.attachments)) }
+}
+
+enum AttachmentAction: LoggedAction, Equatable {
+  case attach(id: Int64, width: Double, height: Double)
+}
+
+struct AttachmentReducer: Reducer {
+  func reduce(into state: inout AttachmentsState, action: AttachmentAction) -> Effect<AttachmentAction> {
+    if case .attach(let id, let width, let height) = action {
+      state.attachments.insert(Attachment(id: id, meta: .init(ratio: width / height)))
+    }
+    return .none
+  }
+}
+
+@MainActor
+struct NestedValueTests {
+  @Test func aNaNInAColumnStoredAsJSONIsAnInvalidValueNamingTheColumn() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("attachments.sqlite")
+    let store = try Store(path: path, initialState: AttachmentsState(), reducer: AttachmentReducer())
+    try store.send(.attach(id: 1, width: 4, height: 3))
+    let (state, file) = (store.state, try dump(path))
+    let error = #expect(throws: RewindError.self) { try store.send(.attach(id: 2, width: 0, height: 0)) }
+    #expect(error?.code == .invalidValue, "\(String(describing: error))")
+    #expect(
+      error?.message.contains(#"attachments.meta.ratio of Attachment {"id":2}"#) == true, "\(String(describing: error))"
+    )
+    #expect(store.state == state)
+    #expect(try dump(path) == file)
   }
 }

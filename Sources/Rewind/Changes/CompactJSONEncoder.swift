@@ -20,7 +20,7 @@ enum CompactJSONEncoder {
   /// `nil` when `value` does not encode as an object. Cheaper than splitting the object's text.
   static func encodeMembers<T: Encodable>(_ value: T) throws -> [String: String]? {
     // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
-    guard Child.leaf(value) == nil else { return nil }
+    guard try Child.leaf(value, path: nil) == nil else { return nil }
     let root = Node()
     try value.encode(to: NodeEncoder(node: root, path: nil))
     guard case .object(let members) = root.kind else { return nil }
@@ -52,8 +52,14 @@ enum CompactJSONEncoder {
     static let searchedMembers = 16
 
     func encode<T: Encodable>(_ value: T, path: CodingPath?) throws {
-      if let leaf = Child.leaf(value) {
+      if let leaf = try Child.leaf(value, path: path) {
         kind = leaf.kind
+      } else if let unordered = value as? any UnorderedEncodable,
+        let ordered = try unordered.canonicallyOrdered(by: { try CompactJSONEncoder.encode($0) })
+      {
+        // A set in one order, whatever its hash order: a view state holding it reads back,
+        // and is written again, as the same text.
+        try ordered.encode(to: NodeEncoder(node: self, path: path))
       } else {
         try value.encode(to: NodeEncoder(node: self, path: path))
       }
@@ -181,17 +187,25 @@ enum CompactJSONEncoder {
     /// The scalar `value` encodes as, for the types whose JSON is not their `Encodable` form
     /// (`Data`, `URL`, `Decimal`, as `JSONEncoder` writes them) and for strings; `nil` for
     /// the others. Checked by type, which costs less than a dynamic cast.
-    static func leaf<T: Encodable>(_ value: T) -> Child? {
+    static func leaf<T: Encodable>(_ value: T, path: @autoclosure () -> CodingPath?) throws -> Child? {
       if T.self == String.self { return .string(value as! String) }
       if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
       if T.self == URL.self { return .string((value as! URL).absoluteString) }
-      if T.self == Decimal.self { return .literal((value as! Decimal).description) }
+      if T.self == Decimal.self {
+        let decimal = value as! Decimal
+        // `Decimal.nan` describes itself as "NaN", which no JSON reader takes.
+        guard !decimal.isNaN else {
+          throw EncodingError.invalidValue(
+            value, .init(codingPath: path()?.keys ?? [], debugDescription: "NaN is not a valid JSON number"))
+        }
+        return .literal(decimal.description)
+      }
       return nil
     }
 
     /// A member that encodes `value`: inline when it is a scalar.
     static func encoding<T: Encodable>(_ value: T, path: @autoclosure () -> CodingPath?) throws -> Child {
-      if let leaf = leaf(value) { return leaf }
+      if let leaf = try leaf(value, path: path()) { return leaf }
       let node = Node()
       try node.encode(value, path: path())
       // A value that encoded one scalar (an enum with a raw value, a wrapper) is held inline.

@@ -47,9 +47,10 @@ enum AppMigrator {
   }
 
   /// Runs the file's pending migrations, in order.
+  @discardableResult
   static func migrate<Root>(
     _ db: Database, schema: StateSchema<Root>, history: inout HistoryLog, path: String
-  ) throws {
+  ) throws -> Int {
     let pending = try pending(schema.migrations, recorded: history.tables.appSchema, path: path)
     for (index, migration) in zip(pending.indices, pending) {
       // Tables a later pending migration drops: a file that skipped the versions that had
@@ -76,6 +77,7 @@ enum AppMigrator {
           underlying: error)
       }
     }
+    return pending.count
   }
 
   private static func run<Root>(

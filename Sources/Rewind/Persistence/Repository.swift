@@ -113,11 +113,18 @@ final class Repository<State: PersistentState> {
           var history = try HistoryLog(db)
           // The app's migrations run on its tables as the file has them, before the schema
           // creates what is missing.
-          if !isNew { try AppMigrator.migrate(db, schema: schema, history: &history, path: name) }
+          let migrated = isNew ? 0 : try AppMigrator.migrate(db, schema: schema, history: &history, path: name)
           try schema.setUp(db, initial: initialState)
           // A new file is created at the latest app schema: its migrations are recorded as done.
           if isNew { try AppMigrator.recordAsCreated(schema.migrations, db) }
           try history.reload(db)
+          if migrated > 0 {
+            // The migrated tables must read as the app's state before the migrations are kept: a
+            // migration that forgot a column the entity reads or writes (or left rows that do
+            // not decode) is refused here, with the file as it was, rather than kept in a
+            // shape that neither this app nor its earlier version can open.
+            _ = try schema.loaded(db, onto: initialState)
+          }
           if isNew {
             // In a file shared with the app's own tables, Rewind's must start empty: rows the
             // log does not hold could never be undone, restored or verified.

@@ -353,6 +353,21 @@ final class EntityPart<Root, E: Entity>: StatePart {
     return read
   }
 
+  /// The rows of `before` and `after`; a value GRDB cannot write (a NaN in a column it stores
+  /// as JSON) is an invalid value naming the entity and the column.
+  @inlinable
+  func rowImages(_ before: E?, _ after: E?) throws -> (RowImage?, RowImage?) {
+    do {
+      return (try before?.databaseRowImage(), try after?.databaseRowImage())
+    } catch EncodingError.invalidValue(_, let context) {
+      let column = context.codingPath.map(\.stringValue).joined(separator: ".")
+      throw RewindError(
+        .invalidValue,
+        "\(table)\(column.isEmpty ? "" : ".\(column)") of \(E.self) \(describe((after ?? before).map { [E.keyColumn: E.keyValue(of: $0.id)] }.map(RowImage.init))) cannot be written: \(context.debugDescription); nothing was written"
+      )
+    }
+  }
+
   /// The row change of one entity, keyed by the key column's value as its row holds it.
   ///
   /// That is the key as the row encodes it (a UUID in the entity's chosen form), so the log
@@ -361,7 +376,7 @@ final class EntityPart<Root, E: Entity>: StatePart {
   /// or decomposed is one key in memory) where SQLite compares bytes.
   @inlinable
   func change(id: E.ID, before: E?, after: E?) throws -> RowChange {
-    let (before, after) = (try before?.databaseRowImage(), try after?.databaseRowImage())
+    let (before, after) = try rowImages(before, after)
     let (beforeKey, afterKey) = (before?[E.keyColumn], after?[E.keyColumn])
     if let beforeKey, let afterKey, !beforeKey.isSameBytes(as: afterKey) {
       // Equal ids (the table found the one by the other) that SQLite tells apart: the row

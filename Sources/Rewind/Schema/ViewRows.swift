@@ -94,7 +94,7 @@ final class ViewRows {
   /// newer version of the app gets a row when it changes, not as a phantom insert).
   func takeChanges<V: Encodable>(to value: V, into changes: inout [RowChange]) throws {
     // A scalar (`URL`, `Data`, `Decimal`, a string) is no object, whatever its `Encodable` form.
-    guard CompactJSONEncoder.Child.leaf(value) == nil else { throw notAnObject(V.self) }
+    guard try CompactJSONEncoder.Child.leaf(value, path: nil) == nil else { throw notAnObject(V.self) }
     walk &+= 1
     if !encoded.isEmpty { encoded.removeAll(keepingCapacity: true) }
     (wasKeyed, wasNotKeyed) = (false, false)

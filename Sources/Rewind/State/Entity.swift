@@ -124,6 +124,20 @@ extension Entity {
 
   public func databaseRowImage() throws -> RowImage { RowImage(try databaseRow()) }
 
+  /// The encoder of values the entity stores as JSON text (a nested struct, an array, a set):
+  /// GRDB's default, except that a set, or a dictionary whose keys are not strings or
+  /// integers, is written in one order, its elements sorted by their JSON text. In its own
+  /// order, which changes from one process to the next, equal sets were written as different
+  /// texts, and the log's image of a row differed from the table's.
+  public static func databaseJSONEncoder(for column: String) -> JSONEncoder {
+    let encoder = CanonicalJSONEncoder()
+    encoder.column = column
+    // GRDB declares the values `Any`, the encoder `any Sendable`: the same existential to the
+    // runtime (a marker protocol has no witness table), which no cast can say.
+    encoder.userInfo = databaseEncodingUserInfo.mapValues { unsafeBitCast($0, to: (any Sendable).self) }
+    return encoder
+  }
+
   public static var databaseRowRoundTripsExactly: Bool { false }
 
   public static var databaseColumnOrder: [String]? { nil }
