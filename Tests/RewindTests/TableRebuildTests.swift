@@ -237,26 +237,23 @@ import Testing
     #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
   }
 
-  /// Values of a UNIQUE column swapped by hand: the rows are written one at a time, so the
-  /// first collides with the other. Refused as a RewindError (it was GRDB's own), nothing
-  /// written.
-  @Test func uniqueValuesSwappedByHandAreRefusedAsARewindError() throws {
+  /// Values of a UNIQUE column swapped by hand: written back one row at a time, the first
+  /// collided with the other, and the rebuild was refused. The rows are now written in an
+  /// order that lets them in (one row's value moved aside while the other takes it).
+  @Test func uniqueValuesSwappedByHandAreWrittenBack() throws {
     try makeHistory()
+    try edit("CREATE UNIQUE INDEX title_once ON tasks(title)")
+    let before = try everything()
     try edit(
       """
-      CREATE UNIQUE INDEX title_once ON tasks(title);
       UPDATE tasks SET title = 'swapping' WHERE id = 2;
       UPDATE tasks SET title = 'Two' WHERE id = 3;
       UPDATE tasks SET title = 'Three' WHERE id = 2;
       """)
-    let before = try everything()
-    let error = try #require(expectRewindError(.commitFailed) { try RewindDatabase(path: path).rebuildTables() })
-    #expect(
-      error.message.hasPrefix("rebuilding the tables failed: SQLite refused to write the log's rows back"),
-      "\(error.message)")
-    #expect(error.message.contains("UNIQUE"), "\(error.message)")
-    #expect(error.message.hasSuffix("nothing was written"), "\(error.message)")
-    #expect(try everything() == before)
+    #expect(try everything() != before)
+    #expect(try RewindDatabase(path: path).rebuildTables().rowCount == 2)
+    #expect(try everything().filter { !$0.hasPrefix("rewind_meta") } == before.filter { !$0.hasPrefix("rewind_meta") })
+    #expect(try RewindDatabase(path: path, readOnly: true).verify().isHealthy)
   }
 
   /// Automatic snapshots are read from the tables: taken after a hand edit, they hold it, and

@@ -57,8 +57,8 @@ struct ProcessRunner {
     if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
     try stdin.fileHandleForWriting.close()
     // Read both pipes before waiting, so a full pipe cannot block the child.
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    let out = stdout.fileHandleForReading.readToEndRetryingInterrupts()
+    let err = stderr.fileHandleForReading.readToEndRetryingInterrupts()
     let exit = process.waitForExit()
     return Result(
       crashed: exit.crashed,

@@ -82,8 +82,8 @@ struct ReadmeExamplesTests {
       process.standardError = stderr
       process.standardInput = FileHandle.nullDevice
       try process.run()
-      let out = stdout.fileHandleForReading.readDataToEndOfFile()
-      let err = stderr.fileHandleForReading.readDataToEndOfFile()
+      let out = stdout.fileHandleForReading.readToEndRetryingInterrupts()
+      let err = stderr.fileHandleForReading.readToEndRetryingInterrupts()
       process.waitForExit()
       let lines = (String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self))
         .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

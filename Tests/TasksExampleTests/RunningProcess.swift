@@ -47,8 +47,7 @@ final class RunningProcess: @unchecked Sendable {
         buffer.removeSubrange(buffer.startIndex...newline)
         continue
       }
-      let data = output.fileHandleForReading.availableData
-      if data.isEmpty { break }
+      guard let data = output.fileHandleForReading.readSomeRetryingInterrupts() else { break }
       buffer.append(data)
     }
     return lines
@@ -59,7 +58,7 @@ final class RunningProcess: @unchecked Sendable {
 
   /// Everything the process wrote to stderr (after it ended).
   func standardError() -> String {
-    String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    String(decoding: errors.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
   }
 
   func kill() {

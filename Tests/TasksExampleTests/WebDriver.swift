@@ -143,7 +143,7 @@ final class WebDriver {
     try curl.run()
     if let body { input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: body)) }
     try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let data = output.fileHandleForReading.readToEndRetryingInterrupts()
     curl.waitUntilExit()
     guard curl.terminationStatus == 0, let newline = data.lastIndex(of: UInt8(ascii: "\n")) else {
       throw Failure(description: "WebDriver \(method) \(url.path): curl exited \(curl.terminationStatus)")

@@ -12,8 +12,8 @@ func runProcess(_ executable: URL, _ arguments: [String]) throws -> (status: Int
   process.standardError = err
   try process.run()
   // Both read to their end before waiting: a full pipe would block the process.
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  let outData = out.fileHandleForReading.readToEndRetryingInterrupts()
+  let errData = err.fileHandleForReading.readToEndRetryingInterrupts()
   return (
     process.waitForExit().status, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
   )
