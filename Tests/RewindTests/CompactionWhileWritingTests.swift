@@ -204,8 +204,17 @@ import Testing
         last = next
       })
     #expect(removedByBatch.first == 1, "\(removedByBatch)")
-    #expect(removedByBatch.count >= 2 && removedByBatch[1] > 1, "\(removedByBatch)")
+    // How later batches grow depends on how fast each was, which a busy machine decides (a
+    // full run failed so): the rule is tested apart, in the next test.
     try expectHistoryStartsAfterTheBase()
+  }
+
+  @Test func batchesOfFoldedEntriesDoubleAfterAFastOneAndHalveAfterASlowOne() {
+    #expect(RewindDatabase.nextBatch(after: 1, took: .milliseconds(1)) == 2)
+    #expect(RewindDatabase.nextBatch(after: 8, took: .milliseconds(1)) == 16)
+    #expect(RewindDatabase.nextBatch(after: 8, took: .milliseconds(10)) == 8)
+    #expect(RewindDatabase.nextBatch(after: 8, took: .milliseconds(40)) == 4)
+    #expect(RewindDatabase.nextBatch(after: 1, took: .milliseconds(40)) == 1)
   }
 
   /// A compaction stopped while it removed the folded entries (its tool killed) leaves a log

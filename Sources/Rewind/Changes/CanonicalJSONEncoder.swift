@@ -36,12 +36,7 @@ final class CanonicalJSONEncoder: JSONEncoder, @unchecked Sendable {
   }
 
   private func encodeOrdered<T: Encodable>(_ value: T) throws -> Data {
-    try super.encode(Self.ordering(value, text: elementText))
-  }
-
-  /// An element's JSON text, its own sets ordered: what elements are sorted by.
-  private func elementText(_ element: any Encodable) throws -> String {
-    String(decoding: try encodeOrdered(element), as: UTF8.self)
+    try super.encode(Self.ordering(value))
   }
 
   private struct ColumnKey: CodingKey {
@@ -53,26 +48,23 @@ final class CanonicalJSONEncoder: JSONEncoder, @unchecked Sendable {
 
   /// `value`, to be encoded with its unordered collections ordered: itself when it has none
   /// to hold (a scalar, or a type `JSONEncoder` writes in a form of its own, such as `Date`).
-  fileprivate static func ordering<T: Encodable>(
-    _ value: T, text: @escaping (any Encodable) throws -> String
-  ) -> any Encodable {
+  fileprivate static func ordering<T: Encodable>(_ value: T) -> any Encodable {
     if T.self == String.self || T.self == Int.self || T.self == Int64.self || T.self == Double.self
       || T.self == Bool.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
       || T.self == Decimal.self || T.self == UUID.self
     {
       return value
     }
-    return Ordered(value: value, text: text)
+    return Ordered(value: value)
   }
 
   /// A value encoded through ``OrderingEncoder``, after its own order is made canonical.
   private struct Ordered<Value: Encodable>: Encodable {
     let value: Value
-    let text: (any Encodable) throws -> String
 
     func encode(to encoder: any Encoder) throws {
-      let ordering = OrderingEncoder(base: encoder, text: text)
-      if let unordered = value as? any UnorderedEncodable, let ordered = try unordered.canonicallyOrdered(by: text) {
+      let ordering = OrderingEncoder(base: encoder)
+      if let unordered = value as? any UnorderedEncodable, let ordered = try unordered.canonicallyOrdered() {
         try ordered.encode(to: ordering)
       } else {
         try value.encode(to: ordering)
@@ -82,29 +74,27 @@ final class CanonicalJSONEncoder: JSONEncoder, @unchecked Sendable {
 }
 
 /// An encoder that passes everything to `base`, with each nested value made canonical first
-/// (see ``CanonicalJSONEncoder/ordering(_:text:)``).
+/// (see ``CanonicalJSONEncoder/ordering(_:)``).
 private struct OrderingEncoder: Encoder {
   let base: any Encoder
-  let text: (any Encodable) throws -> String
 
   var codingPath: [any CodingKey] { base.codingPath }
   var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(KeyedContainer(base: base.container(keyedBy: type), text: text))
+    KeyedEncodingContainer(KeyedContainer(base: base.container(keyedBy: type)))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    UnkeyedContainer(base: base.unkeyedContainer(), text: text)
+    UnkeyedContainer(base: base.unkeyedContainer())
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
-    SingleValueContainer(base: base.singleValueContainer(), text: text)
+    SingleValueContainer(base: base.singleValueContainer())
   }
 
   struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var base: KeyedEncodingContainer<Key>
-    let text: (any Encodable) throws -> String
 
     var codingPath: [any CodingKey] { base.codingPath }
     mutating func encodeNil(forKey key: Key) throws { try base.encodeNil(forKey: key) }
@@ -123,26 +113,25 @@ private struct OrderingEncoder: Encoder {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try base.encode(value, forKey: key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try base.encode(value, forKey: key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-      try base.encode(CanonicalJSONEncoder.ordering(value, text: text), forKey: key)
+      try base.encode(CanonicalJSONEncoder.ordering(value), forKey: key)
     }
     mutating func nestedContainer<NestedKey: CodingKey>(
       keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
       KeyedEncodingContainer(
-        KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType, forKey: key), text: text))
+        KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType, forKey: key)))
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-      UnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key), text: text)
+      UnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key))
     }
-    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder(), text: text) }
+    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder()) }
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-      OrderingEncoder(base: base.superEncoder(forKey: key), text: text)
+      OrderingEncoder(base: base.superEncoder(forKey: key))
     }
   }
 
   struct UnkeyedContainer: UnkeyedEncodingContainer {
     var base: any UnkeyedEncodingContainer
-    let text: (any Encodable) throws -> String
 
     var codingPath: [any CodingKey] { base.codingPath }
     var count: Int { base.count }
@@ -162,22 +151,21 @@ private struct OrderingEncoder: Encoder {
     mutating func encode(_ value: UInt32) throws { try base.encode(value) }
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-      try base.encode(CanonicalJSONEncoder.ordering(value, text: text))
+      try base.encode(CanonicalJSONEncoder.ordering(value))
     }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
       NestedKey
     > {
-      KeyedEncodingContainer(KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType), text: text))
+      KeyedEncodingContainer(KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType)))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-      UnkeyedContainer(base: base.nestedUnkeyedContainer(), text: text)
+      UnkeyedContainer(base: base.nestedUnkeyedContainer())
     }
-    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder(), text: text) }
+    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder()) }
   }
 
   struct SingleValueContainer: SingleValueEncodingContainer {
     var base: any SingleValueEncodingContainer
-    let text: (any Encodable) throws -> String
 
     var codingPath: [any CodingKey] { base.codingPath }
     mutating func encodeNil() throws { try base.encodeNil() }
@@ -196,7 +184,7 @@ private struct OrderingEncoder: Encoder {
     mutating func encode(_ value: UInt32) throws { try base.encode(value) }
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-      try base.encode(CanonicalJSONEncoder.ordering(value, text: text))
+      try base.encode(CanonicalJSONEncoder.ordering(value))
     }
   }
 }

@@ -54,9 +54,7 @@ enum CompactJSONEncoder {
     func encode<T: Encodable>(_ value: T, path: CodingPath?) throws {
       if let leaf = try Child.leaf(value, path: path) {
         kind = leaf.kind
-      } else if let unordered = value as? any UnorderedEncodable,
-        let ordered = try unordered.canonicallyOrdered(by: { try CompactJSONEncoder.encode($0) })
-      {
+      } else if let unordered = value as? any UnorderedEncodable, let ordered = try unordered.canonicallyOrdered() {
         // A set in one order, whatever its hash order: a view state holding it reads back,
         // and is written again, as the same text.
         try ordered.encode(to: NodeEncoder(node: self, path: path))

@@ -59,6 +59,10 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   /// until the store has loaded it once, after ``reload()`` and after a failed write that could
   /// not put memory back to what the file holds.
   private var mustReload = true
+  /// Whether the next write repairs view state even when no one wrote meanwhile: a write
+  /// that failed after catching up rolled back the repair it made with it, and memory was
+  /// read again from the file, which still holds what the repair mended.
+  private var mustRepair = false
   // Effects end with their store: the actions they would send go nowhere, and their work
   // (a request, a file read) was the store's. `deinit` is not isolated, so the runner, which
   // is, cancels them on the main actor, as soon as it runs.
@@ -319,7 +323,12 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
           return reloading
         }, body)
     } catch {
-      if following || repaired { resync() } else { rollBack() }
+      if following || repaired {
+        resync()
+        mustRepair = true
+      } else {
+        rollBack()
+      }
       throw error
     }
   }
@@ -330,7 +339,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
   private func follow(_ sync: HistoryLog.Sync, _ db: Database, _ history: inout HistoryLog) throws -> Bool {
     switch mustReload ? .reload : sync {
     case .current:
-      return false
+      guard mustRepair else { return false }
     case .missed(let changes):
       // Changes the app cannot decode (another app version's, a damaged entry) are not
       // guessed at: the tables are read instead.
@@ -345,6 +354,7 @@ public final class Store<State: PersistentState, Action: LoggedAction>: Observab
       current = try repository.schema.loaded(db, onto: current)
     }
     mustReload = false
+    mustRepair = false
     let seq = history.lastSeq
     try repair(after: nil, db, &history)
     return history.lastSeq != seq

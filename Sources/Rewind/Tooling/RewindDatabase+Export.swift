@@ -123,7 +123,7 @@ extension RewindDatabase {
   ///   unchanged.
   @discardableResult
   public func importState(_ json: String) throws -> Int64? {
-    try write { db, history in
+    try write("importing the state") { db, history in
       let current = try StateRows(db, catalog: history.tables)
       let target = try Self.importedRows(json, current: current, catalog: history.tables)
       let payload = #"{"rows":\#(target.tables.values.map(\.count).reduce(0, +))}"#

@@ -139,7 +139,7 @@ extension RewindDatabase {
     let parts = try read.map { try SnapshotWorker.writeParts(of: $0, in: queue, partBytes: partBytes) }
     progress(1, 3)
     try afterReading()
-    let result = try write {
+    let result = try write("compacting") {
       db, history -> (base: Int64, removed: Int, kept: Int, moreKept: CompactionReport.MoreKept?)? in
       guard var (base, moreKept) = try Self.compactionBase(keep: keep, history, db) else {
         try parts?.remove(db)
@@ -239,11 +239,18 @@ extension RewindDatabase {
       try queue.writeWithoutTransaction { db in
         try db.execute(sql: "DELETE FROM action_log WHERE seq <= ?", arguments: [end])
       }
-      let took = ContinuousClock.now - start
-      if took > .milliseconds(20) { batch = max(1, batch / 2) } else if took < .milliseconds(5) { batch *= 2 }
+      batch = Self.nextBatch(after: batch, took: ContinuousClock.now - start)
       next = end + 1
       try between()
     }
+  }
+
+  /// The size of the batch of folded entries removed after one of `batch` entries that held
+  /// the write lock for `took`: half after a slow one, double after a fast one.
+  static func nextBatch(after batch: Int64, took: Duration) -> Int64 {
+    if took > .milliseconds(20) { return max(1, batch / 2) }
+    if took < .milliseconds(5) { return batch * 2 }
+    return batch
   }
 
   /// The most pages one step of ``givePagesBack(between:)`` moves: 5 to 30 ms of the write

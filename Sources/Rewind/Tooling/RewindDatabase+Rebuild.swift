@@ -93,7 +93,7 @@ extension RewindDatabase {
         .corruptData, "refusing to rebuild the tables: the replay of the log did not reach its last seq")
     }
     try afterReading()
-    return try write { db, history in
+    return try write("rebuilding the tables") { db, history in
       guard history.baseSeq == replayedFrom.baseSeq, history.tables.appSchema.version == replayedFrom.appSchemaVersion
       else {
         throw RewindError(

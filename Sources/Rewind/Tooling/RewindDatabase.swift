@@ -108,7 +108,10 @@ public final class RewindDatabase {
   /// Runs `body` in one write transaction, on the history position as it is inside that
   /// transaction: the app may have appended entries since this database was opened, and the
   /// tool works on top of them rather than refusing or mislabelling a snapshot.
-  func write<T>(_ body: (Database, inout HistoryLog) throws -> T) throws -> T {
+  ///
+  /// SQLite's own refusals (a trigger's, a full disk) are this layer's error, naming
+  /// `operation` and saying that nothing was written, as the store's are.
+  func write<T>(_ operation: String, _ body: (Database, inout HistoryLog) throws -> T) throws -> T {
     try checkWritable()
     do {
       let result = try queue.writeWithoutTransaction { db in
@@ -123,7 +126,9 @@ public final class RewindDatabase {
       return result
     } catch {
       try? queue.read { db in try history.reload(db) }
-      throw DatabaseFile.readOnlyRefusal(error, path: path) ?? error
+      if let refusal = DatabaseFile.readOnlyRefusal(error, path: path) { throw refusal }
+      guard error is DatabaseError else { throw error }
+      throw RewindError(.commitFailed, "\(operation) failed; nothing was written", underlying: error)
     }
   }
 
@@ -173,13 +178,13 @@ public final class RewindDatabase {
   /// the app repairs it when it next opens the database.
   @discardableResult
   public func undo() throws -> Int64? {
-    try write { db, history in try history.undo(db)?.seq }
+    try write("undo") { db, history in try history.undo(db)?.seq }
   }
 
   /// Reapplies the last undone step. Returns the new entry's seq, or `nil`.
   @discardableResult
   public func redo() throws -> Int64? {
-    try write { db, history in try history.redo(db)?.seq }
+    try write("redo") { db, history in try history.redo(db)?.seq }
   }
 
   /// Sets the whole state to what it was right after `seq`, as one `restore` entry (an undo
@@ -204,7 +209,7 @@ public final class RewindDatabase {
   /// - Throws: ``RewindError/Code/unknownSeq`` if `seq` is not in the log or was compacted away.
   @discardableResult
   public func restore(to seq: Int64, timeline: Timeline) throws -> Int64? {
-    try write { db, history in
+    try write("restoring seq \(seq)") { db, history in
       // Near the head this reads only the entries since `seq`; far from it, the nearest
       // snapshot and the entries between.
       let changes = try history.changesJumping(to: seq, timeline: timeline, db)
@@ -223,7 +228,7 @@ public final class RewindDatabase {
   ///   ``RewindError/Code/corruptData`` if it was edited after it was taken.
   @discardableResult
   public func restore(snapshot label: String) throws -> Int64? {
-    try write { db, history in
+    try write("restoring snapshot \(label)") { db, history in
       guard
         let row = try Row.fetchOne(
           db, sql: "SELECT seq, rows, part_set, checksum, schema_seq FROM snapshots WHERE label = ?", arguments: [label]
