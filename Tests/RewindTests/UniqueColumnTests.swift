@@ -45,6 +45,7 @@ enum SeatingAction: LoggedAction, Equatable {
   case rotate([Int64])
   case remove(Int64)
   case badge(Int64, Int64?)
+  case swapBadges(Int64, Int64)
   case guest(Int64, seat: String)
   /// A rename from elsewhere: not undoable.
   case syncRename(Int64, String)
@@ -65,6 +66,8 @@ struct SeatingReducer: Reducer {
       for (index, id) in ids.enumerated() { state.seats[id]?.name = names[(index + 1) % names.count] }
     case .remove(let id): state.seats.remove(id: id)
     case .badge(let id, let badge): state.seats[id]?.badge = badge
+    case .swapBadges(let a, let b):
+      (state.seats[a]!.badge, state.seats[b]!.badge) = (state.seats[b]!.badge, state.seats[a]!.badge)
     case .guest(let id, let seat): state.guests.insert(Guest(id: id, seatName: seat))
     }
     return .none

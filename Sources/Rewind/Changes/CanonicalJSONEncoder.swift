@@ -23,6 +23,11 @@ final class CanonicalJSONEncoder: JSONEncoder, @unchecked Sendable {
   /// NaN in a nested struct), so that the error says where the value was.
   var column: String?
 
+  /// What the values encoded see as their encoder's `userInfo` (GRDB's
+  /// `databaseEncodingUserInfo`, which it declares `[CodingUserInfoKey: Any]`, where
+  /// `JSONEncoder`'s own holds `Sendable` values only): handed to them by ``OrderingEncoder``.
+  var valuesUserInfo: [CodingUserInfoKey: Any] = [:]
+
   override func encode<T: Encodable>(_ value: T) throws -> Data {
     do {
       return try encodeOrdered(value)
@@ -36,7 +41,7 @@ final class CanonicalJSONEncoder: JSONEncoder, @unchecked Sendable {
   }
 
   private func encodeOrdered<T: Encodable>(_ value: T) throws -> Data {
-    try super.encode(Self.ordering(value))
+    try super.encode(Self.ordering(value, userInfo: valuesUserInfo))
   }
 
   private struct ColumnKey: CodingKey {
@@ -48,22 +53,23 @@ final class CanonicalJSONEncoder: JSONEncoder, @unchecked Sendable {
 
   /// `value`, to be encoded with its unordered collections ordered: itself when it has none
   /// to hold (a scalar, or a type `JSONEncoder` writes in a form of its own, such as `Date`).
-  fileprivate static func ordering<T: Encodable>(_ value: T) -> any Encodable {
+  fileprivate static func ordering<T: Encodable>(_ value: T, userInfo: [CodingUserInfoKey: Any]) -> any Encodable {
     if T.self == String.self || T.self == Int.self || T.self == Int64.self || T.self == Double.self
       || T.self == Bool.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
       || T.self == Decimal.self || T.self == UUID.self
     {
       return value
     }
-    return Ordered(value: value)
+    return Ordered(value: value, userInfo: userInfo)
   }
 
   /// A value encoded through ``OrderingEncoder``, after its own order is made canonical.
   private struct Ordered<Value: Encodable>: Encodable {
     let value: Value
+    let userInfo: [CodingUserInfoKey: Any]
 
     func encode(to encoder: any Encoder) throws {
-      let ordering = OrderingEncoder(base: encoder)
+      let ordering = OrderingEncoder(base: encoder, userInfo: userInfo)
       if let unordered = value as? any UnorderedEncodable, let ordered = try unordered.canonicallyOrdered() {
         try ordered.encode(to: ordering)
       } else {
@@ -77,24 +83,25 @@ final class CanonicalJSONEncoder: JSONEncoder, @unchecked Sendable {
 /// (see ``CanonicalJSONEncoder/ordering(_:)``).
 private struct OrderingEncoder: Encoder {
   let base: any Encoder
+  let userInfo: [CodingUserInfoKey: Any]
 
   var codingPath: [any CodingKey] { base.codingPath }
-  var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(KeyedContainer(base: base.container(keyedBy: type)))
+    KeyedEncodingContainer(KeyedContainer(base: base.container(keyedBy: type), userInfo: userInfo))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    UnkeyedContainer(base: base.unkeyedContainer())
+    UnkeyedContainer(base: base.unkeyedContainer(), userInfo: userInfo)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
-    SingleValueContainer(base: base.singleValueContainer())
+    SingleValueContainer(base: base.singleValueContainer(), userInfo: userInfo)
   }
 
   struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var base: KeyedEncodingContainer<Key>
+    let userInfo: [CodingUserInfoKey: Any]
 
     var codingPath: [any CodingKey] { base.codingPath }
     mutating func encodeNil(forKey key: Key) throws { try base.encodeNil(forKey: key) }
@@ -112,26 +119,31 @@ private struct OrderingEncoder: Encoder {
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try base.encode(value, forKey: key) }
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try base.encode(value, forKey: key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try base.encode(value, forKey: key) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: Int128, forKey key: Key) throws { try base.encode(value, forKey: key) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { try base.encode(value, forKey: key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-      try base.encode(CanonicalJSONEncoder.ordering(value), forKey: key)
+      try base.encode(CanonicalJSONEncoder.ordering(value, userInfo: userInfo), forKey: key)
     }
     mutating func nestedContainer<NestedKey: CodingKey>(
       keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
       KeyedEncodingContainer(
-        KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType, forKey: key)))
+        KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType, forKey: key), userInfo: userInfo))
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-      UnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key))
+      UnkeyedContainer(base: base.nestedUnkeyedContainer(forKey: key), userInfo: userInfo)
     }
-    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder()) }
+    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder(), userInfo: userInfo) }
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-      OrderingEncoder(base: base.superEncoder(forKey: key))
+      OrderingEncoder(base: base.superEncoder(forKey: key), userInfo: userInfo)
     }
   }
 
   struct UnkeyedContainer: UnkeyedEncodingContainer {
     var base: any UnkeyedEncodingContainer
+    let userInfo: [CodingUserInfoKey: Any]
 
     var codingPath: [any CodingKey] { base.codingPath }
     var count: Int { base.count }
@@ -150,22 +162,27 @@ private struct OrderingEncoder: Encoder {
     mutating func encode(_ value: UInt16) throws { try base.encode(value) }
     mutating func encode(_ value: UInt32) throws { try base.encode(value) }
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: Int128) throws { try base.encode(value) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: UInt128) throws { try base.encode(value) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-      try base.encode(CanonicalJSONEncoder.ordering(value))
+      try base.encode(CanonicalJSONEncoder.ordering(value, userInfo: userInfo))
     }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
       NestedKey
     > {
-      KeyedEncodingContainer(KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType)))
+      KeyedEncodingContainer(KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType), userInfo: userInfo))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-      UnkeyedContainer(base: base.nestedUnkeyedContainer())
+      UnkeyedContainer(base: base.nestedUnkeyedContainer(), userInfo: userInfo)
     }
-    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder()) }
+    mutating func superEncoder() -> any Encoder { OrderingEncoder(base: base.superEncoder(), userInfo: userInfo) }
   }
 
   struct SingleValueContainer: SingleValueEncodingContainer {
     var base: any SingleValueEncodingContainer
+    let userInfo: [CodingUserInfoKey: Any]
 
     var codingPath: [any CodingKey] { base.codingPath }
     mutating func encodeNil() throws { try base.encodeNil() }
@@ -183,8 +200,12 @@ private struct OrderingEncoder: Encoder {
     mutating func encode(_ value: UInt16) throws { try base.encode(value) }
     mutating func encode(_ value: UInt32) throws { try base.encode(value) }
     mutating func encode(_ value: UInt64) throws { try base.encode(value) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: Int128) throws { try base.encode(value) }
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    mutating func encode(_ value: UInt128) throws { try base.encode(value) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-      try base.encode(CanonicalJSONEncoder.ordering(value))
+      try base.encode(CanonicalJSONEncoder.ordering(value, userInfo: userInfo))
     }
   }
 }

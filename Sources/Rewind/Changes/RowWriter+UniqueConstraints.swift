@@ -1,78 +1,85 @@
+import Foundation
 import GRDB
 
 extension RowWriter {
-  /// Writes the rows a `UNIQUE` constraint held back (see ``held``), once the rows keeping
+  /// Writes the rows a `UNIQUE` constraint held back (see ``held``), now that the rows keeping
   /// their values have moved.
   ///
   /// SQLite checks a `UNIQUE` constraint at each row, not at the end of the transaction, so a
   /// write whose rows are valid together can still be refused half-way: two rows swapping
   /// their names in one action, or a jump, restore or grouped undo that puts back names that
-  /// were handed along (`a` took `b`'s, `b` took `c`'s). Held rows are tried again while any of
-  /// them goes through. When none does, they keep one another's values (a cycle): one row's
-  /// unique columns are moved aside (set to `NULL`, or to a random value that no row holds),
-  /// which frees its values for the others, and its own values are written in a later round.
-  /// Only the rows' final values are logged; the moves aside happen inside the transaction.
+  /// were handed along (`a` took `b`'s, `b` took `c`'s). A refused row is written aside at once
+  /// (``writeAside(_:_:refusedBy:in:)``), which frees the values it held for the rows after
+  /// it; held rows are tried again, while any goes through, for their own values. Only the
+  /// rows' final values are logged.
   ///
   /// - Parameter finally: When `false`, rows still held are left held (the write's deletes,
   ///   yet to run, may free their values). When `true`, they are refused with a
   ///   ``RewindError`` naming the row and the one keeping its values.
   mutating func writeHeldRows(in db: Database, finally: Bool) throws {
-    var movedAside: Set<RowChange> = []
     while !held.isEmpty {
       let pending = held
       held = []
       for row in pending { try apply([row.change], row.direction, in: db) }
-      if held.count < pending.count { continue }
-      // None went through: they keep one another's values. Move one row's aside and go on.
-      var moved = false
-      for row in held where movedAside.insert(row.change).inserted {
-        if try Self.moveAside(row, in: db) {
-          moved = true
-          break
-        }
-      }
-      if !moved { break }
+      if held.count == pending.count { break }
     }
     guard finally, let row = held.first else { return }
     held = []
     throw try Self.refusal(of: row, in: db)
   }
 
-  /// Sets the unique columns of the row `held` replaces to values no other row holds, trying
-  /// `NULL`, then a random blob, random text and a random integer (the column's type or a
-  /// `CHECK` may refuse some). Returns whether a row was moved: `false` for a new row (none
-  /// to move) or one whose columns refuse every value.
-  private static func moveAside(_ held: HeldRow, in db: Database) throws -> Bool {
-    let table = held.change.table
-    let key = held.change.key
-    let columns = try uniqueColumns(of: table, keyColumns: key.columns.names, in: db)
-    guard !columns.isEmpty else { return false }
-    let condition = key.columns.names.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
-    for value in ["NULL", "randomblob(16)", "'rewind-' || lower(hex(randomblob(16)))", "random()"] {
-      let assignments = columns.map { "\($0.quotedDatabaseIdentifier) = \(value)" }.joined(separator: ", ")
+  /// Writes the row `change` targets with the values a `UNIQUE` constraint refused set aside:
+  /// a random value of each one's type (text, integer, real or blob, so that the column's
+  /// type, and a reader of the row, take it), no other row's. The row then holds its other
+  /// values (a reference to a new parent, which a cascade looks at before the row gets its
+  /// own values) and no longer keeps the values it gave up. A row that no value aside lets
+  /// in (a `CHECK` on the column, a unique index on an expression, which names no column)
+  /// is left as it was, to be written in its turn or refused.
+  static func writeAside(
+    _ change: RowChange, _ direction: ChangeDirection, refusedBy error: DatabaseError, in db: Database
+  ) throws {
+    guard var row = change.target(direction) else { return }
+    var error = error
+    var replaced: Set<String> = []
+    // Each try names the next index refusing it (a row may hold values of several).
+    for _ in 0..<8 {
+      let fresh = conflictingColumns(error, table: change.table).filter { !replaced.contains($0) && row[$0] != nil }
+      guard !fresh.isEmpty else { return }
+      replaced.formUnion(fresh)
+      for column in fresh { row = row.setting(column, to: Self.asideValue(like: row[column]!)) }
       do {
         try db.execute(
-          sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(assignments) WHERE \(condition)",
-          arguments: StatementArguments(key.values))
-        return db.changesCount > 0
-      } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-        continue
+          sql: upsertSQL(table: change.table, columns: row.columns.names, keyColumns: change.key.columns.names),
+          arguments: StatementArguments(row.values))
+        return
+      } catch let next as DatabaseError where next.resultCode == .SQLITE_CONSTRAINT {
+        guard db.isInsideTransaction else { throw next }
+        guard next.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else { return }
+        error = next
       }
     }
-    return false
   }
 
-  /// The columns of `table`'s unique indexes other than its primary key's, by name (an
-  /// index on an expression has none to move).
-  private static func uniqueColumns(of table: String, keyColumns: [String], in db: Database) throws -> [String] {
-    let names = try String.fetchAll(
-      db,
-      sql: """
-        SELECT DISTINCT info.name FROM pragma_index_list(?) AS list, pragma_index_info(list.name) AS info
-        WHERE list."unique" AND list.origin <> 'pk' AND info.name IS NOT NULL
-        """,
-      arguments: [table])
-    return names.filter { name in !keyColumns.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
+  /// A value of `value`'s type that no row holds (random, 122 bits for text and blobs, 62 for
+  /// numbers).
+  private static func asideValue(like value: DatabaseValue) -> DatabaseValue {
+    switch value.storage {
+    case .null: .null
+    case .int64: Int64.random(in: 1...Int64.max).databaseValue
+    case .double: Double(Int64.random(in: 1...(1 << 62))).databaseValue
+    case .string: "rewind-aside-\(UUID().uuidString.lowercased())".databaseValue
+    case .blob: withUnsafeBytes(of: UUID().uuid) { Data($0) }.databaseValue
+    }
+  }
+
+  /// The columns of `table` SQLite's message names ("UNIQUE constraint failed: seat.name,
+  /// seat.badge"); none for an index on an expression, which it names instead.
+  private static func conflictingColumns(_ error: DatabaseError, table: String) -> [String] {
+    let prefix = "UNIQUE constraint failed: "
+    guard let message = error.message, message.hasPrefix(prefix) else { return [] }
+    return message.dropFirst(prefix.count).components(separatedBy: ", ").compactMap { qualified in
+      qualified.hasPrefix(table + ".") ? String(qualified.dropFirst(table.count + 1)) : nil
+    }
   }
 
   /// The error for a row no order of the write lets in: names it, the values refused and the
@@ -80,34 +87,29 @@ extension RowWriter {
   private static func refusal(of held: HeldRow, in db: Database) throws -> RewindError {
     let table = held.change.table
     let row = held.change.target(held.direction)
-    // "UNIQUE constraint failed: seat.name, seat.row" (an index on an expression is named instead).
-    let prefix = "UNIQUE constraint failed: "
-    let columns =
-      (held.error.message ?? "").hasPrefix(prefix)
-      ? (held.error.message ?? "").dropFirst(prefix.count).split(separator: ", ").map {
-        String($0.drop { $0 != "." }.dropFirst())
-      }
-      : []
+    let columns = conflictingColumns(held.error, table: table)
     var values: [String: DatabaseValue] = [:]
     for column in columns { values[column] = row?[column] }
-    var keeper: String?
-    if !columns.isEmpty, values.count == columns.count {
-      let keyColumns = held.change.key.columns.names
-      let found = try Row.fetchOne(
-        db,
-        sql: """
-          SELECT \(keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) \
-          FROM \(table.quotedDatabaseIdentifier) \
-          WHERE \(columns.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")) \
-          AND NOT (\(keyColumns.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")))
-          """,
-        arguments: StatementArguments(columns.map { values[$0]! } + held.change.key.values))
-      keeper = found.map { "\(table) \(describe(RowImage(Dictionary(uniqueKeysWithValues: $0.map { ($0, $1) }))))" }
+    guard !columns.isEmpty, values.count == columns.count else {
+      return RewindError(
+        .commitFailed,
+        "\(table) \(describe(held.change.key)) cannot be written: \(held.error.message ?? "a UNIQUE constraint refuses it") (a unique index on an expression: its values cannot be set aside while rows trade them, and another row keeps them); nothing was written",
+        underlying: held.error)
     }
-    let refused = columns.isEmpty ? "its values" : describe(RowImage(values))
+    let keyColumns = held.change.key.columns.names
+    let keeper = try Row.fetchOne(
+      db,
+      sql: """
+        SELECT \(keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) \
+        FROM \(table.quotedDatabaseIdentifier) \
+        WHERE \(columns.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")) \
+        AND NOT (\(keyColumns.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")))
+        """,
+      arguments: StatementArguments(columns.map { values[$0]! } + held.change.key.values)
+    ).map { "\(table) \(describe(RowImage(Dictionary(uniqueKeysWithValues: $0.map { ($0, $1) }))))" }
     return RewindError(
       .commitFailed,
-      "\(table) \(describe(held.change.key)) cannot take \(refused): \(keeper.map { "\($0) keeps them" } ?? "another row keeps them"), and a UNIQUE constraint lets one row hold them; nothing was written",
+      "\(table) \(describe(held.change.key)) cannot take \(describe(RowImage(values))): \(keeper ?? "another row") keeps them, and a UNIQUE constraint lets one row hold them; nothing was written",
       underlying: held.error)
   }
 }

@@ -23,7 +23,8 @@ struct RowWriter {
   /// renames).
   var held: [HeldRow] = []
 
-  /// A row's write that a `UNIQUE` constraint refused, and SQLite's error.
+  /// A row's write that a `UNIQUE` constraint refused, and SQLite's error. The row was written
+  /// aside meanwhile where it could be (see ``writeAside(_:_:refusedBy:in:)``).
   struct HeldRow {
     let change: RowChange
     let direction: ChangeDirection
@@ -76,6 +77,10 @@ struct RowWriter {
         } catch let error as DatabaseError
           where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && change.pointee.target(direction) != nil
         {
+          // A conflict clause or trigger that says ROLLBACK ended the transaction: nothing
+          // more may be written, or it would be committed on its own.
+          guard db.isInsideTransaction else { throw error }
+          try Self.writeAside(change.pointee, direction, refusedBy: error, in: db)
           held.append(HeldRow(change: change.pointee, direction: direction, error: error))
         }
       }
@@ -178,7 +183,7 @@ struct RowWriter {
 
   /// The statement that writes a row of `table` with `columns` (sorted), inserting it or
   /// updating the row with the same `keyColumns`.
-  private static func upsertSQL(table: String, columns: [String], keyColumns: [String]) -> String {
+  static func upsertSQL(table: String, columns: [String], keyColumns: [String]) -> String {
     let others = columns.filter { !keyColumns.contains($0) }
     let conflict =
       others.isEmpty

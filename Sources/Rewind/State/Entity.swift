@@ -132,9 +132,7 @@ extension Entity {
   public static func databaseJSONEncoder(for column: String) -> JSONEncoder {
     let encoder = CanonicalJSONEncoder()
     encoder.column = column
-    // GRDB declares the values `Any`, the encoder `any Sendable`: the same existential to the
-    // runtime (a marker protocol has no witness table), which no cast can say.
-    encoder.userInfo = databaseEncodingUserInfo.mapValues { unsafeBitCast($0, to: (any Sendable).self) }
+    encoder.valuesUserInfo = databaseEncodingUserInfo
     return encoder
   }
 
