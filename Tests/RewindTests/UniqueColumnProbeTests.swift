@@ -109,56 +109,6 @@ struct PantryReducer: Reducer {
     try expectConsistent(store)
   }
 
-  @Test(arguments: [
-    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT NOT NULL ON CONFLICT ROLLBACK UNIQUE, badge INTEGER)",
-    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT UNIQUE, badge INTEGER); CREATE TRIGGER seat_named BEFORE UPDATE ON seat WHEN NEW.name IS NULL BEGIN SELECT RAISE(ROLLBACK, 'a seat needs a name'); END",
-  ])
-  func aConflictThatRollsBackEndsTheWrite(table: String) throws {
-    Seat.tableSQL = table
-    let path = directory.path("seats.sqlite")
-    let open = { try Store(path: path, initialState: SeatingState(), reducer: SeatingReducer()) }
-    let store = try open()
-    try store.send(.add(1, "a"))
-    try store.send(.add(2, "b"))
-    // A swap sets a row aside through an upsert, whose update SQLite resolves by ABORT: it
-    // goes through. A new seat taking a name held ends the transaction under ROLLBACK: the
-    // write stops there, refused, rather than go on outside a transaction.
-    try store.send(.rotate([1, 2]))
-    let seq = store.lastSeq
-    _ = try? store.send(.add(3, "a"))
-    if table.contains("ON CONFLICT ROLLBACK") { #expect(store.lastSeq == seq) }
-    let reopened = try open()
-    #expect(reopened.state == store.state)
-    #expect(reopened.lastSeq == store.lastSeq)
-    #expect(reopened.state.seats[1]?.name == "b")
-    _ = try expectHealthy(path)
-  }
-
-  @Test(arguments: [
-    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, badge INTEGER UNIQUE CHECK (badge BETWEEN 0 AND 999))",
-    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, badge INTEGER UNIQUE CHECK (badge > 0)) STRICT",
-  ])
-  func onlyTheValuesInConflictAreSetAsideAsTheirTypeHoldsThem(table: String) throws {
-    Seat.tableSQL = table
-    let path = directory.path("seats.sqlite")
-    let store = try Store(path: path, initialState: SeatingState(), reducer: SeatingReducer())
-    for (id, name) in [(1, "abc"), (2, "xyz"), (3, "mno")] {
-      try store.send(.add(Int64(id), name))
-      try store.send(.badge(Int64(id), Int64(id)))
-    }
-    // Names traded beside a badge whose CHECK takes no random value; badges traded in a
-    // STRICT table, whose integers are set aside as positive ones.
-    for _ in 0..<20 {
-      try store.send(.rotate([1, 2]))
-      try store.send(.rotate([1, 2, 3]))
-      if table.contains("STRICT") { try store.send(.swapBadges(1, 2)) }
-    }
-    #expect(store.state.seats[1]?.name == "abc")
-    #expect(store.state.seats[1]?.badge == 1)
-    #expect(try Store(path: path, initialState: SeatingState(), reducer: SeatingReducer()).state == store.state)
-    _ = try expectHealthy(path)
-  }
-
   @Test func aUniqueIndexOnAnExpressionIsNamedWhenItRefusesATrade() throws {
     let path = directory.path("tags.sqlite")
     let store = try Store(path: path, initialState: TagState(), reducer: TagReducer())
@@ -240,4 +190,58 @@ private struct GRDBEncoding: EncodableRecord, Encodable {}
   let canonical = String(decoding: try Cone.databaseJSONEncoder(for: "x").encode(Wide()), as: UTF8.self)
   let grdb = String(decoding: try GRDBEncoding.databaseJSONEncoder(for: "x").encode(Wide()), as: UTF8.self)
   #expect(canonical == grdb)
+}
+
+// Tests of `Seat`, whose table each test sets: in `UniqueColumnTests`' serialized suite, so
+// that no two of them set it at once.
+extension UniqueColumnTests {
+  @Test(arguments: [
+    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT NOT NULL ON CONFLICT ROLLBACK UNIQUE, badge INTEGER)",
+    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT UNIQUE, badge INTEGER); CREATE TRIGGER seat_named BEFORE UPDATE ON seat WHEN NEW.name IS NULL BEGIN SELECT RAISE(ROLLBACK, 'a seat needs a name'); END",
+  ])
+  func aConflictThatRollsBackEndsTheWrite(table: String) throws {
+    Seat.tableSQL = table
+    let path = directory.path("seats.sqlite")
+    let open = { try Store(path: path, initialState: SeatingState(), reducer: SeatingReducer()) }
+    let store = try open()
+    try store.send(.add(1, "a"))
+    try store.send(.add(2, "b"))
+    // A swap sets a row aside through an upsert, whose update SQLite resolves by ABORT: it
+    // goes through. A new seat taking a name held ends the transaction under ROLLBACK: the
+    // write stops there, refused, rather than go on outside a transaction.
+    try store.send(.rotate([1, 2]))
+    let seq = store.lastSeq
+    _ = try? store.send(.add(3, "a"))
+    if table.contains("ON CONFLICT ROLLBACK") { #expect(store.lastSeq == seq) }
+    let reopened = try open()
+    #expect(reopened.state == store.state)
+    #expect(reopened.lastSeq == store.lastSeq)
+    #expect(reopened.state.seats[1]?.name == "b")
+    _ = try expectHealthy(path)
+  }
+
+  @Test(arguments: [
+    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, badge INTEGER UNIQUE CHECK (badge BETWEEN 0 AND 999))",
+    "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, badge INTEGER UNIQUE CHECK (badge > 0)) STRICT",
+  ])
+  func onlyTheValuesInConflictAreSetAsideAsTheirTypeHoldsThem(table: String) throws {
+    Seat.tableSQL = table
+    let path = directory.path("seats.sqlite")
+    let store = try Store(path: path, initialState: SeatingState(), reducer: SeatingReducer())
+    for (id, name) in [(1, "abc"), (2, "xyz"), (3, "mno")] {
+      try store.send(.add(Int64(id), name))
+      try store.send(.badge(Int64(id), Int64(id)))
+    }
+    // Names traded beside a badge whose CHECK takes no random value; badges traded in a
+    // STRICT table, whose integers are set aside as positive ones.
+    for _ in 0..<20 {
+      try store.send(.rotate([1, 2]))
+      try store.send(.rotate([1, 2, 3]))
+      if table.contains("STRICT") { try store.send(.swapBadges(1, 2)) }
+    }
+    #expect(store.state.seats[1]?.name == "abc")
+    #expect(store.state.seats[1]?.badge == 1)
+    #expect(try Store(path: path, initialState: SeatingState(), reducer: SeatingReducer()).state == store.state)
+    _ = try expectHealthy(path)
+  }
 }
