@@ -245,3 +245,20 @@ extension UniqueColumnTests {
     _ = try expectHealthy(path)
   }
 }
+
+// A conflict clause that resolves by changing other rows or dropping the write: a seat
+// renamed to another's name deleted that seat (REPLACE), or the rename was dropped (IGNORE),
+// behind the log's back, with memory and the log holding what the table did not (helper-46).
+extension UniqueColumnTests {
+  @Test(arguments: ["REPLACE", "IGNORE"])
+  func aConflictClauseThatReplacesOrIgnoresIsRefusedAtTheFirstWrite(clause: String) throws {
+    Seat.tableSQL =
+      "CREATE TABLE seat (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE ON   conflict \(clause.lowercased()), badge INTEGER)"
+    let path = directory.path("seats.sqlite")
+    let store = try Store(path: path, initialState: SeatingState(), reducer: SeatingReducer())
+    let error = expectRewindError(.schemaMismatch) { try store.send(.add(1, "a")) }
+    #expect(error?.message.contains("ON CONFLICT \(clause)") == true, "\(String(describing: error))")
+    #expect(store.state.seats.isEmpty)
+    _ = try expectHealthy(path)
+  }
+}

@@ -23,6 +23,9 @@ final class TableAffinities: @unchecked Sendable {
   /// The columns of the last image found to be the table's own (``checkColumns(of:writtenBy:)``).
   @usableFromInline
   @exclusivity(unchecked) var lastCheckedColumns: RowImage.Columns?
+  /// A conflict clause the table declares that resolves a conflict by changing other rows or
+  /// dropping the write (`ON CONFLICT REPLACE` or `IGNORE`), as its SQL spells it.
+  let silentConflictClause: String?
 
   /// The affinities of `table`'s columns in the file `db` reads.
   init(of table: String, _ db: Database) throws {
@@ -38,6 +41,10 @@ final class TableAffinities: @unchecked Sendable {
     }
     self.table = table
     self.columns = columns
+    let sql = try String.fetchOne(
+      db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
+    let words = (sql ?? "").uppercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    silentConflictClause = ["ON CONFLICT REPLACE", "ON CONFLICT IGNORE"].first { words.contains($0) }
     converts = columns.values.contains { $0.affinity != .none }
   }
 
@@ -86,6 +93,12 @@ final class TableAffinities: @unchecked Sendable {
 
   @usableFromInline
   func checkColumnNames(_ names: [String], writtenBy entity: String) throws {
+    if let clause = silentConflictClause {
+      throw RewindError(
+        .schemaMismatch,
+        "\(table) declares \(clause) on a constraint: SQLite would resolve a conflict by \(clause.hasSuffix("REPLACE") ? "deleting the other row" : "dropping the write") behind the log's back, and memory and the log would still hold what the table does not; declare the constraint without it (a conflict is then refused, with nothing written; rows that trade unique values in one action are written one way or another); nothing was written"
+      )
+    }
     var written: Set<String> = []
     for name in names {
       written.insert(name.lowercased())
