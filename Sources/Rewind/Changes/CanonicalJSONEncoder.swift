@@ -172,7 +172,8 @@ private struct OrderingEncoder: Encoder {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
       NestedKey
     > {
-      KeyedEncodingContainer(KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType), userInfo: userInfo))
+      KeyedEncodingContainer(
+        KeyedContainer<NestedKey>(base: base.nestedContainer(keyedBy: keyType), userInfo: userInfo))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
       UnkeyedContainer(base: base.nestedUnkeyedContainer(), userInfo: userInfo)
