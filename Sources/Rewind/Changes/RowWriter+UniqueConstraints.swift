@@ -106,7 +106,7 @@ extension RowWriter {
         AND NOT (\(keyColumns.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")))
         """,
       arguments: StatementArguments(columns.map { values[$0]! } + held.change.key.values)
-    ).map { "\(table) \(describe(RowImage(Dictionary(uniqueKeysWithValues: $0.map { ($0, $1) }))))" }
+    ).map { "\(table) \(describe(StateRows.image(of: $0, in: table)))" }
     return RewindError(
       .commitFailed,
       "\(table) \(describe(held.change.key)) cannot take \(describe(RowImage(values))): \(keeper ?? "another row") keeps them, and a UNIQUE constraint lets one row hold them; nothing was written",
